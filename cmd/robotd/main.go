@@ -1,0 +1,222 @@
+// Command robotd is the robot daemon. Built normally it drives real hardware
+// (a NAO v6 through LoLA or a Robotino through its serial link); built with
+// -tags sim it drives a simulated NAO. Which backend is built is decided in
+// backend_real.go and backend_sim.go, and nowhere else.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/modules/behaviour"
+	"github.com/robotd/robotd/modules/motion"
+	"github.com/robotd/robotd/modules/perception"
+	"github.com/robotd/robotd/runner"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes.
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// run is robotd's main, minus the process: it returns an exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := loadConfig(args, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errPrinted) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "robotd: %v\n", err)
+		return exitUsage
+	}
+	log := newLogger(cfg.Log, stderr)
+	if err := serve(ctx, cfg, log); err != nil {
+		log.Error("robotd failed", "err", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+var errPrinted = errors.New("configuration printed")
+
+// loadConfig builds the configuration: defaults, then the file named by
+// -config, then the other flags.
+func loadConfig(args []string, stdout, stderr io.Writer) (*Config, error) {
+	cfg := DefaultConfig()
+	fs := flag.NewFlagSet("robotd", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("config", "", "JSON configuration file (keys as in -print-config; unknown keys are errors)")
+	team := fs.Int("team", 0, "SPL team number (overrides robot.team_number)")
+	teamName := fs.String("team-name", "", "team name (overrides robot.team_name)")
+	player := fs.Int("player", 0, "player number (overrides robot.player)")
+	metrics := fs.String("metrics-addr", "", "listen address for /metrics (overrides metrics.addr; default 127.0.0.1:<10000+100·team+player>)")
+	level := fs.String("log-level", "", "log level: debug, info, warn, error (overrides log.level)")
+	printCfg := fs.Bool("print-config", false, "print the effective configuration as JSON and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: robotd [flags]\n\nrobotd is the robot daemon (%s build).\n\n", buildName)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *path != "" {
+		if err := config.Load(*path, &cfg); err != nil {
+			return nil, err
+		}
+	}
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "team":
+			cfg.Robot.TeamNumber = *team
+		case "team-name":
+			cfg.Robot.TeamName = *teamName
+		case "player":
+			cfg.Robot.Player = *player
+		case "metrics-addr":
+			cfg.Metrics.Addr = *metrics
+		case "log-level":
+			cfg.Log.Level = *level
+		}
+	})
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if *printCfg {
+		enc := jsonIndent(stdout)
+		if err := enc.Encode(cfg); err != nil {
+			return nil, err
+		}
+		return nil, errPrinted
+	}
+	return &cfg, nil
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("config: log.level %q: want debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+func newLogger(c LogConfig, w io.Writer) *slog.Logger {
+	level, _ := parseLevel(c.Level) // validated
+	opts := &slog.HandlerOptions{Level: level}
+	if c.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// serve runs the daemon until ctx is done.
+func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
+	log = log.With("team", cfg.Robot.TeamNumber, "player", cfg.Robot.Player)
+	dev, err := newBackend(ctx, cfg, log)
+	if err != nil {
+		return fmt.Errorf("starting the %s backend: %w", buildName, err)
+	}
+	defer func() {
+		if err := dev.Close(); err != nil {
+			log.Warn("closing the backend", "err", err)
+		}
+	}()
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	met, err := runner.NewMetrics(reg, dev)
+	if err != nil {
+		return err
+	}
+	board := blackboard.New()
+	r := runner.New(cfg.Runner, dev, board, log, met)
+	r.Add(
+		perception.New(cfg.Perception),
+		behaviour.New(cfg.Behaviour),
+		motion.New(cfg.Motion),
+	)
+	if err := r.Start(); err != nil {
+		// Never wired: still make sure the hardware is safe.
+		_ = r.SafeState()
+		return err
+	}
+
+	ln, err := net.Listen("tcp", cfg.MetricsAddr())
+	if err != nil {
+		_ = r.SafeState()
+		return fmt.Errorf("metrics listener: %w", err)
+	}
+	srv := &http.Server{Handler: debugMux(reg, board), ReadHeaderTimeout: 5 * time.Second}
+	srvDone := make(chan error, 1)
+	go func() { srvDone <- srv.Serve(ln) }()
+	log.Info("robotd running", "build", buildName, "metrics", "http://"+ln.Addr().String()+"/metrics")
+
+	runErr := r.Run(ctx)
+
+	shutCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		log.Warn("stopping the metrics listener", "err", err)
+	}
+	if err := <-srvDone; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Warn("metrics listener", "err", err)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	log.Info("robotd stopped")
+	return nil
+}
+
+// debugMux serves /metrics, the blackboard's entries and a JSON snapshot.
+func debugMux(reg *prometheus.Registry, board *blackboard.Board) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.HandleFunc("GET /debug/blackboard", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if err := board.Snapshot().WriteJSON(w); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	})
+	mux.HandleFunc("GET /debug/entries", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = jsonIndent(w).Encode(board.Entries())
+	})
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	return mux
+}
+
+// backendFunc constructs the build's backend.
+type backendFunc func(ctx context.Context, cfg *Config, log *slog.Logger) (hal.Device, error)
+
+var _ backendFunc = newBackend

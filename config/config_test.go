@@ -1,0 +1,61 @@
+package config_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/robotd/robotd/config"
+)
+
+type sub struct {
+	Period config.Duration `json:"period"`
+	Gain   float64         `json:"gain"`
+}
+
+type cfg struct {
+	Name string `json:"name"`
+	Sub  sub    `json:"sub"`
+}
+
+func TestDecode(t *testing.T) {
+	def := func() cfg { return cfg{Name: "def", Sub: sub{Period: config.Duration(10 * time.Millisecond), Gain: 1}} }
+	tests := []struct {
+		name, in string
+		want     cfg
+		err      string
+	}{
+		{"empty object keeps defaults", `{}`, def(), ""},
+		{"partial override", `{"sub": {"gain": 2}}`, cfg{Name: "def", Sub: sub{Period: config.Duration(10 * time.Millisecond), Gain: 2}}, ""},
+		{"duration string", `{"sub": {"period": "20ms"}}`, cfg{Name: "def", Sub: sub{Period: config.Duration(20 * time.Millisecond), Gain: 1}}, ""},
+		{"duration nanoseconds", `{"sub": {"period": 5}}`, cfg{Name: "def", Sub: sub{Period: 5, Gain: 1}}, ""},
+		{"unknown key", "{\n  \"sub\": {\"gian\": 2}}", cfg{}, `line 2 column 22: json: unknown field "gian"`},
+		{"bad duration", `{"sub": {"period": "fast"}}`, cfg{}, `duration "fast"`},
+		{"wrong type", `{"name": 3}`, cfg{}, "cannot unmarshal number"},
+		{"syntax", `{"name": }`, cfg{}, "line 1 column 11: invalid character"},
+		{"trailing", `{} {}`, cfg{}, "unexpected data after the top-level object"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := def()
+			err := config.Decode(strings.NewReader(tc.in), &got)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want it to contain %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %+v, %v; want %+v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDurationRoundTrip(t *testing.T) {
+	b, err := json.Marshal(config.Duration(1500 * time.Microsecond))
+	if err != nil || string(b) != `"1.5ms"` {
+		t.Fatalf("marshal = %s, %v", b, err)
+	}
+}

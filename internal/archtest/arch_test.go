@@ -106,7 +106,7 @@ func TestDependencyRules(t *testing.T) {
 	}
 }
 
-var allowedForModules = map[string]bool{"hal": true, "blackboard": true, "msg": true, "config": true, "geom": true}
+var allowedForModules = map[string]bool{"hal": true, "blackboard": true, "msg": true, "config": true, "field": true}
 
 func keys(m map[string]bool) []string {
 	var out []string

@@ -1,0 +1,289 @@
+package teamcomm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+func datagrams(t testing.TB, typ, player uint8, seq uint16, payload []byte) [][]byte {
+	t.Helper()
+	var out [][]byte
+	_, err := AppendDatagrams(nil, typ, player, seq, payload, func(d []byte) error {
+		if len(d) > MaxDatagram {
+			t.Fatalf("datagram of %d bytes", len(d))
+		}
+		out = append(out, bytes.Clone(d))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestSingleDatagram(t *testing.T) {
+	ds := datagrams(t, 5, 3, 777, []byte("hello"))
+	if len(ds) != 1 || len(ds[0]) != 9 {
+		t.Fatalf("got %d datagrams %x", len(ds), ds)
+	}
+	h, p, err := ParseHeader(ds[0])
+	if err != nil || h != (Header{Type: 5, Player: 3, Seq: 777}) || string(p) != "hello" {
+		t.Fatalf("%+v %q %v", h, p, err)
+	}
+	big := make([]byte, MaxMessage+1)
+	if _, err := AppendDatagrams(nil, 5, 3, 1, big, func([]byte) error { return nil }); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("oversized message: %v", err)
+	}
+	if _, err := AppendDatagrams(nil, 200, 3, 1, nil, func([]byte) error { return nil }); !errors.Is(err, ErrType) {
+		t.Fatalf("type 200: %v", err)
+	}
+}
+
+func TestParseHeaderErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		b    []byte
+		err  error
+	}{
+		{"empty", nil, ErrShort},
+		{"3 bytes", []byte{1, 2, 3}, ErrShort},
+		{"fragment without its header", []byte{0x81, 2, 0, 0, 1}, ErrShort},
+		{"fragment index past count", []byte{0x81, 2, 0, 0, 3, 3}, ErrFragment},
+		{"one-fragment message", []byte{0x81, 2, 0, 0, 0, 1}, ErrFragment},
+		{"too long", make([]byte, 129), ErrTooLarge},
+	}
+	for _, tc := range tests {
+		if _, _, err := ParseHeader(tc.b); !errors.Is(err, tc.err) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.err)
+		}
+	}
+}
+
+// TestReassemblyUnderLossDuplicationReordering sends many fragmented
+// messages from several senders through a lossy, duplicating, reordering
+// channel; every message whose fragments all arrive is reassembled exactly,
+// none is reassembled wrongly, and memory stays bounded.
+func TestReassemblyUnderLossDuplicationReordering(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	r := NewReassembler(8, 500*time.Millisecond)
+	want := map[[2]int][]byte{}
+	var channel [][]byte
+	for seq := range 200 {
+		for player := 1; player <= 3; player++ {
+			msg := make([]byte, 100+rng.IntN(1500))
+			for i := range msg {
+				msg[i] = byte(rng.Uint32())
+			}
+			want[[2]int{player, seq}] = msg
+			for _, d := range datagrams(t, 9, uint8(player), uint16(seq), msg) {
+				if rng.Float64() < 0.1 {
+					continue // lost
+				}
+				channel = append(channel, d)
+				if rng.Float64() < 0.1 {
+					channel = append(channel, d) // duplicated
+				}
+			}
+		}
+	}
+	// Reorder locally: swap neighbours within a window of 6.
+	for i := range channel {
+		j := min(len(channel)-1, i+rng.IntN(6))
+		channel[i], channel[j] = channel[j], channel[i]
+	}
+	got := 0
+	now := time.Duration(0)
+	for _, d := range channel {
+		now += time.Millisecond
+		h, p, err := ParseHeader(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Frags == 0 {
+			continue
+		}
+		msg, ok := r.Add(h, p, now)
+		if !ok {
+			continue
+		}
+		w := want[[2]int{int(h.Player), int(h.Seq)}]
+		if !bytes.Equal(msg, w) {
+			t.Fatalf("message %d/%d reassembled wrongly (%d bytes, want %d)", h.Player, h.Seq, len(msg), len(w))
+		}
+		delete(want, [2]int{int(h.Player), int(h.Seq)})
+		got++
+		if r.InFlight() > 8 {
+			t.Fatalf("%d messages in flight, bound is 8", r.InFlight())
+		}
+	}
+	if got < 150 || r.Duplicates == 0 || r.Dropped == 0 {
+		t.Fatalf("reassembled %d of 600 (dropped %d, duplicates %d)", got, r.Dropped, r.Duplicates)
+	}
+	t.Logf("reassembled %d of 600 messages under 10%% loss; %d dropped, %d duplicate fragments", got, r.Dropped, r.Duplicates)
+}
+
+func TestStateRoundTrip(t *testing.T) {
+	s := State{Player: 3, Fallen: true, BallSeen: true, Role: 2, X: -3250, Y: 3000, Heading: -2.5, Confidence: 0.8,
+		BallX: 1200, BallY: -500, BallAge: 330, TargetX: -1000, TargetY: 2000, Utility: 40000}
+	b := AppendState(nil, &s)
+	if len(b) != StateSize || len(b)+headerSize > MaxDatagram {
+		t.Fatalf("state is %d bytes", len(b))
+	}
+	var got State
+	if err := DecodeState(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Heading < -2.5001 || got.Heading > -2.4999 || got.Confidence < 0.799 || got.Confidence > 0.801 {
+		t.Fatalf("heading %v confidence %v", got.Heading, got.Confidence)
+	}
+	got.Heading, got.Confidence = s.Heading, s.Confidence
+	if got != s {
+		t.Fatalf("got %+v\nwant %+v", got, s)
+	}
+	if err := DecodeState(b[:10], &got); err == nil {
+		t.Fatal("short state decoded")
+	}
+}
+
+func FuzzDecoder(f *testing.F) {
+	s := State{Player: 2, X: 100}
+	for _, d := range datagrams(f, TypeState, 2, 1, AppendState(nil, &s)) {
+		f.Add(d)
+	}
+	for _, d := range datagrams(f, 9, 2, 1, make([]byte, 300)) {
+		f.Add(d)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r := NewReassembler(2, time.Second)
+		h, p, err := ParseHeader(b)
+		if err != nil {
+			return
+		}
+		if h.Frags > 0 {
+			// Feeding the same fragment twice must not panic or complete
+			// a message that needs more fragments.
+			if _, ok := r.Add(h, p, 0); ok {
+				t.Fatal("a single fragment completed a message")
+			}
+			r.Add(h, p, 0)
+			return
+		}
+		var st State
+		if DecodeState(p, &st) == nil {
+			again := AppendState(nil, &st)
+			var st2 State
+			if err := DecodeState(again, &st2); err != nil || st2 != st {
+				t.Fatalf("state not stable: %v %+v %+v", err, st, st2)
+			}
+		}
+	})
+}
+
+func TestBudget(t *testing.T) {
+	b := Budget{Reserve: 100, MinInterval: 100 * time.Millisecond}
+	// 1100 spendable messages over 600 s for 5 robots: one per 2.727 s each.
+	sent := 0
+	for now := time.Duration(0); now < 600*time.Second; now += 10 * time.Millisecond {
+		if b.Allow(now, 1200-sent*5, 5, 600*time.Second-now) {
+			sent++
+		}
+	}
+	if sent*5 > 1100 || sent*5 < 1000 {
+		t.Fatalf("robot sent %d messages (team %d), want the team to use ≤ 1100 and most of it", sent, sent*5)
+	}
+	var none Budget
+	if none.Allow(0, 0, 5, time.Minute) {
+		t.Fatal("sent with no budget")
+	}
+}
+
+// TestHubThreeRobots runs a hub with 10% loss and jitter and three real
+// endpoints on loopback; each robot hears the others' states and never its
+// own, and nothing leaks.
+func TestHubThreeRobots(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	hub, err := NewHub(HubConfig{Addr: "127.0.0.1:0", Loss: 0.1, Jitter: 2_000_000, Seed: 7}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = hub.Run(ctx) })
+	type rx struct {
+		mu   sync.Mutex
+		from map[uint8]int
+	}
+	var comms []*Comm
+	var rxs []*rx
+	start := time.Now()
+	now := func() time.Duration { return time.Since(start) }
+	for p := 1; p <= 3; p++ {
+		cfg := DefaultConfig()
+		cfg.Team, cfg.Player, cfg.Hub = 5, p, hub.Addr()
+		c, err := Listen(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &rx{from: map[uint8]int{}}
+		Handle(c, TypeState, DecodeState, func(from uint8, s *State) {
+			if s.Player != from {
+				t.Errorf("state of player %d from %d", s.Player, from)
+			}
+			r.mu.Lock()
+			r.from[from]++
+			r.mu.Unlock()
+		})
+		comms, rxs = append(comms, c), append(rxs, r)
+		wg.Go(func() { _ = c.Run(ctx, now) })
+	}
+	time.Sleep(50 * time.Millisecond) // let the hub learn every robot
+	const n = 200
+	for i := range n {
+		for p, c := range comms {
+			s := State{Player: uint8(p + 1), X: int16(i)}
+			if err := c.Send(TypeState, AppendState(nil, &s)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i%20 == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	for i, r := range rxs {
+		r.mu.Lock()
+		if r.from[uint8(i+1)] != 0 {
+			t.Errorf("robot %d heard itself", i+1)
+		}
+		for p := 1; p <= 3; p++ {
+			if p == i+1 {
+				continue
+			}
+			if got := r.from[uint8(p)]; got < n*75/100 || got > n {
+				t.Errorf("robot %d heard %d of %d states from %d under 10%% loss", i+1, got, n, p)
+			}
+		}
+		r.mu.Unlock()
+	}
+	if hub.Dropped() == 0 {
+		t.Error("hub dropped nothing at 10% loss")
+	}
+	cancel()
+	for _, c := range comms {
+		c.Close()
+	}
+	wg.Wait()
+	for range 100 {
+		if runtime.NumGoroutine() <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("goroutines: %d before, %d after", before, runtime.NumGoroutine())
+}

@@ -58,7 +58,9 @@ func (j JointID) String() string {
 }
 
 // JointByPerceptorName finds a joint by its HJ name.
-func JointByPerceptorName(name []byte) (JointID, bool) { return jointByName(name, 'j', &perceptorNames) }
+func JointByPerceptorName(name []byte) (JointID, bool) {
+	return jointByName(name, 'j', &perceptorNames)
+}
 
 // JointByEffectorName finds a joint by its effector name.
 func JointByEffectorName(name []byte) (JointID, bool) { return jointByName(name, 'e', &effectorNames) }

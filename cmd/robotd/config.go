@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/robotd/robotd/backends/real"
-	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/backends/sim"
 	"github.com/robotd/robotd/modules/behaviour"
 	"github.com/robotd/robotd/modules/motion"
 	"github.com/robotd/robotd/modules/perception"
@@ -56,8 +56,11 @@ type MetricsConfig struct {
 
 // SimConfig configures the sim build's backend.
 type SimConfig struct {
-	// Period is the cycle of the loopback stand-in.
-	Period config.Duration `json:"period"`
+	// Mode is "auto" (use a SimSpark server if one listens at host:port,
+	// else the built-in stand-in), "server" (always the server, waiting and
+	// reconnecting until it is there) or "loopback" (the stand-in robot).
+	Mode string `json:"mode"`
+	sim.Config
 }
 
 // DefaultConfig returns the defaults.
@@ -70,7 +73,7 @@ func DefaultConfig() Config {
 		Behaviour:  behaviour.DefaultConfig(),
 		Motion:     motion.DefaultConfig(),
 		Real:       real.DefaultConfig(),
-		Sim:        SimConfig{Period: config.Duration(10_000_000)},
+		Sim:        SimConfig{Mode: "auto", Config: sim.DefaultConfig()},
 	}
 }
 
@@ -80,6 +83,14 @@ func (c *Config) MetricsAddr() string {
 		return c.Metrics.Addr
 	}
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(DefaultMetricsPort(c.Robot.TeamNumber, c.Robot.Player)))
+}
+
+// SimBackend returns the SimSpark backend's configuration, with the robot's
+// team name and player number.
+func (c *Config) SimBackend() sim.Config {
+	s := c.Sim.Config
+	s.Team, s.Player = c.Robot.TeamName, c.Robot.Player
+	return s
 }
 
 // DefaultMetricsPort is 10000 + 100·team + player: team 1 player 2 gets 10102.
@@ -104,8 +115,17 @@ func (c *Config) Validate() error {
 	if _, err := parseLevel(c.Log.Level); err != nil {
 		return err
 	}
-	if c.Sim.Period.D() <= 0 {
-		return fmt.Errorf("config: sim.period must be positive")
+	switch c.Sim.Mode {
+	case "auto", "server", "loopback":
+	default:
+		return fmt.Errorf("config: sim.mode %q: want auto, server or loopback", c.Sim.Mode)
+	}
+	s := c.SimBackend()
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if err := c.Perception.Validate(); err != nil {
+		return fmt.Errorf("config: perception: %w", err)
 	}
 	return nil
 }

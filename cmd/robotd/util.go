@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"strconv"
 )
 
 func jsonIndent(w io.Writer) *json.Encoder {
@@ -10,3 +11,5 @@ func jsonIndent(w io.Writer) *json.Encoder {
 	enc.SetIndent("", "  ")
 	return enc
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

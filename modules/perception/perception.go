@@ -1,12 +1,48 @@
-// Package perception turns sensor values into robotd's world model. For now it
-// publishes the body state: torso angles and whether the robot has fallen.
-// Later work adds the ball model, self-localisation and the team ball.
+// Package perception turns sensor values into robotd's world model:
+//
+//   - the body state (msg.BodyStateKey: torso angles and the latched fall
+//     state, from the body angles and the gyro) and a summary of the other
+//     body sensors (msg.BodySensorsKey: fall onset, ground contact from the
+//     FSRs, buttons, sonar);
+//   - the ball model (msg.BallKey): a Kalman filter of the ball relative to
+//     the robot, predicted through the robot's odometry, with outlier
+//     rejection, and the ball on the field through the robot's pose;
+//   - self-localisation (msg.RobotPoseKey): a particle filter on the SPL
+//     field from goal posts, corners, T-junctions, the centre circle,
+//     penalty spots and odometry, with hypotheses injected from landmark
+//     observations so that it re-localises after being moved or a fall;
+//   - the team ball (msg.TeamBallKey): the robot's own ball fused with the
+//     teammates' reports (msg.TeamBallReportsKey, optional).
+//
+// The SPL field is point-symmetric: without the goal posts' IDs every
+// observation fits the mirrored pose as well. The localisation therefore
+// starts from the robot's own half (the SPL start and the return from a
+// penalty, seen in hal.GameState), tracks a single mode from then on, looks
+// near its last estimate first when it has lost it (after a fall, or when
+// landmarks keep disagreeing), and searches the whole field only when
+// nothing nearby fits. Where posts carry IDs (the simulator), a mirrored
+// belief is detected and flipped.
+//
+// In simulation, the pose and the ball can be taken from the simulator's
+// ground truth instead (Config.GroundTruthPose, Config.GroundTruthBall;
+// never the default).
+//
+// Odometry comes from motion's msg.MotionState (read with blackboard.Use:
+// last tick's, as motion runs after behaviour, which runs after
+// perception), or from an omnidirectional base's integrated odometry.
+// Every tick is allocation-free; randomness comes from a generator seeded
+// from Config.Seed.
 package perception
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"time"
 
 	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/field"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/msg"
 )
@@ -15,55 +51,498 @@ import (
 type Config struct {
 	// FallAngle is the torso tilt beyond which the robot counts as fallen.
 	FallAngle hal.Radians `json:"fall_angle"`
+	// Body configures the rest of fall detection and the body sensors.
+	Body BodySettings `json:"body"`
+	// Ball configures the ball model.
+	Ball BallConfig `json:"ball"`
+	// Localisation configures self-localisation.
+	Localisation LocalisationConfig `json:"localisation"`
+	// TeamBall configures the team-ball fusion.
+	TeamBall TeamBallConfig `json:"team_ball"`
+	// GroundTruthPose publishes the simulator's true pose instead of the
+	// localisation's (sim only; the filter keeps running).
+	GroundTruthPose bool `json:"ground_truth_pose"`
+	// GroundTruthBall publishes the simulator's true ball instead of the
+	// ball model's (sim only).
+	GroundTruthBall bool `json:"ground_truth_ball"`
+	// BaseOdometry takes odometry from an omnidirectional base's integrated
+	// odometry (hal.BaseState) instead of motion's state.
+	BaseOdometry bool `json:"base_odometry"`
+	// Seed seeds the random generator of the particle filter.
+	Seed uint64 `json:"seed"`
 }
 
+// BodySettings configures fall detection (with Config.FallAngle) and the
+// body-sensor summary.
+type BodySettings struct {
+	// FallingAngle is the tilt beyond which a gyro rate of FallingRate or
+	// more towards that side counts as a fall under way.
+	FallingAngle hal.Radians `json:"falling_angle"`
+	// FallingRate is that gyro rate.
+	FallingRate hal.RadPerSec `json:"falling_rate"`
+	// UprightAngle is the tilt below which (on both axes) a fallen robot
+	// counts as upright again.
+	UprightAngle hal.Radians `json:"upright_angle"`
+	// GroundContactKg is the total foot force above which the feet carry
+	// the robot; contact is lost below half of it.
+	GroundContactKg float64 `json:"ground_contact_kg"`
+	// SonarMaxRange is the longest sonar echo reported.
+	SonarMaxRange hal.Metres `json:"sonar_max_range"`
+	// ChestPressGap is the longest pause between the presses of one
+	// chest-button sequence.
+	ChestPressGap config.Duration `json:"chest_press_gap"`
+}
+
+// BodyConfig is the whole fall and body-sensor configuration, as
+// DetectFall takes it.
+type BodyConfig struct {
+	// FallAngle is Config.FallAngle.
+	FallAngle hal.Radians
+	BodySettings
+}
+
+// BallConfig configures the ball model.
+type BallConfig struct {
+	// Friction is the rate at which a rolling ball slows, 1/s (v decays as
+	// exp(-Friction·t)).
+	Friction float64 `json:"friction"`
+	// AccelNoise is the process noise, m/s².
+	AccelNoise float64 `json:"accel_noise"`
+	// DistanceNoise is an observation's standard deviation along the line
+	// of sight, as a fraction of its distance, plus MinNoise.
+	DistanceNoise float64 `json:"distance_noise"`
+	// BearingNoise is an observation's bearing standard deviation.
+	BearingNoise hal.Radians `json:"bearing_noise"`
+	// MinNoise is added to both standard deviations.
+	MinNoise hal.Metres `json:"min_noise"`
+	// MaxDistance ignores observations farther away (0: none).
+	MaxDistance hal.Metres `json:"max_distance"`
+	// Gate is the squared Mahalanobis distance beyond which an observation
+	// is rejected.
+	Gate float64 `json:"gate"`
+	// ReinitAfter is the number of consecutive rejected observations, each
+	// within ReinitDistance of the previous one, after which the filter
+	// restarts at the latest.
+	ReinitAfter    int        `json:"reinit_after"`
+	ReinitDistance hal.Metres `json:"reinit_distance"`
+	// LostAfter is the time unseen after which the ball is lost.
+	LostAfter config.Duration `json:"lost_after"`
+}
+
+// LocalisationConfig configures self-localisation.
+type LocalisationConfig struct {
+	// Particles is the number of particles, 1..MaxParticles.
+	Particles int `json:"particles"`
+	// InitialOwnHalf starts the robot somewhere in its own half (the SPL
+	// start and penalty positions); else anywhere on the field.
+	InitialOwnHalf bool `json:"initial_own_half"`
+	// DistanceNoise, BearingNoise and MinNoise are a landmark observation's
+	// standard deviations, as for the ball.
+	DistanceNoise float64     `json:"distance_noise"`
+	BearingNoise  hal.Radians `json:"bearing_noise"`
+	MinNoise      hal.Metres  `json:"min_noise"`
+	// MaxLandmarkDistance ignores landmarks farther away (0: none).
+	MaxLandmarkDistance hal.Metres `json:"max_landmark_distance"`
+	// OutlierLikelihood is the least likelihood of one observation, relative
+	// to a perfect match: misdetections cost no more than this.
+	OutlierLikelihood float64 `json:"outlier_likelihood"`
+	// OdometryTransNoise and OdometryRotNoise are odometry's standard
+	// deviation as a fraction of the motion; OdometryDrift is the heading
+	// noise per metre walked (rad/m).
+	OdometryTransNoise float64 `json:"odometry_trans_noise"`
+	OdometryRotNoise   float64 `json:"odometry_rot_noise"`
+	OdometryDrift      float64 `json:"odometry_drift"`
+	// ResampleThreshold resamples when the effective number of particles
+	// falls below this fraction of them.
+	ResampleThreshold float64 `json:"resample_threshold"`
+	// ResampleJitter and ResampleHeadingJitter spread resampled particles.
+	ResampleJitter        hal.Metres  `json:"resample_jitter"`
+	ResampleHeadingJitter hal.Radians `json:"resample_heading_jitter"`
+	// MaxInjection is the largest fraction of particles replaced by
+	// hypotheses from landmarks in one frame.
+	MaxInjection float64 `json:"max_injection"`
+	// MinCandidateScore is the least per-observation likelihood of such a
+	// hypothesis.
+	MinCandidateScore float64 `json:"min_candidate_score"`
+	// GoodQuality and BadQuality bound the estimate's per-observation
+	// likelihood (geometric mean, 1 for a perfect fit): GoodFrames frames
+	// with two landmarks or more at or above GoodQuality make the robot
+	// localised; BadFrames such frames in a row below BadQuality make it
+	// search again (it was moved): near the lost estimate first, then the
+	// whole field.
+	GoodQuality float64 `json:"good_quality"`
+	BadQuality  float64 `json:"bad_quality"`
+	GoodFrames  int     `json:"good_frames"`
+	BadFrames   int     `json:"bad_frames"`
+	// After getting up from a fall, every particle gets AfterFallHeadingNoise
+	// and AfterFallPositionNoise, and for AfterFallWindow hypotheses within
+	// AfterFallRadius of the estimate (any heading) are injected.
+	AfterFallHeadingNoise  hal.Radians     `json:"after_fall_heading_noise"`
+	AfterFallPositionNoise hal.Metres      `json:"after_fall_position_noise"`
+	AfterFallRadius        hal.Metres      `json:"after_fall_radius"`
+	AfterFallWindow        config.Duration `json:"after_fall_window"`
+}
+
+// TeamBallConfig configures the team-ball fusion.
+type TeamBallConfig struct {
+	// MaxAge is the age beyond which a report is left out.
+	MaxAge config.Duration `json:"max_age"`
+	// MinPoseConfidence is the least pose confidence of a reporter.
+	MinPoseConfidence float64 `json:"min_pose_confidence"`
+	// MinNoise is added to every report's standard deviation.
+	MinNoise hal.Metres `json:"min_noise"`
+	// AgeNoise is the growth of a report's standard deviation with its
+	// age, m/s.
+	AgeNoise float64 `json:"age_noise"`
+	// Gate is the squared Mahalanobis distance within which two reports
+	// agree.
+	Gate float64 `json:"gate"`
+	// Friction is the ball's rolling friction for predicting reports, 1/s.
+	Friction float64 `json:"friction"`
+}
+
+// ballFriction is the default rolling friction: the SimSpark SPL fork's
+// ball rolls 1.64 m from 2 m/s (shared/traces/simspark).
+const ballFriction = 1.2
+
 // DefaultConfig returns the defaults.
-func DefaultConfig() Config { return Config{FallAngle: hal.Deg(50)} }
+func DefaultConfig() Config {
+	return Config{
+		FallAngle: hal.Deg(50),
+		Body: BodySettings{
+			FallingAngle: hal.Deg(30), FallingRate: 1.0, UprightAngle: hal.Deg(25),
+			GroundContactKg: 1.0, SonarMaxRange: 2.5,
+			ChestPressGap: config.Duration(500 * time.Millisecond),
+		},
+		Ball: BallConfig{
+			Friction: ballFriction, AccelNoise: 1.0,
+			DistanceNoise: 0.04, BearingNoise: hal.Deg(2), MinNoise: 0.02,
+			Gate: 13.8, ReinitAfter: 3, ReinitDistance: 0.5,
+			LostAfter: config.Duration(3 * time.Second),
+		},
+		Localisation: LocalisationConfig{
+			Particles: 300, InitialOwnHalf: true,
+			DistanceNoise: 0.05, BearingNoise: hal.Deg(2.5), MinNoise: 0.05,
+			OutlierLikelihood:  0.02,
+			OdometryTransNoise: 0.15, OdometryRotNoise: 0.15, OdometryDrift: 0.1,
+			ResampleThreshold: 0.5, ResampleJitter: 0.01, ResampleHeadingJitter: 0.01,
+			MaxInjection: 0.3, MinCandidateScore: 0.15,
+			GoodQuality: 0.3, BadQuality: 0.1, GoodFrames: 5, BadFrames: 10,
+			AfterFallHeadingNoise: 0.6, AfterFallPositionNoise: 0.15, AfterFallRadius: 1.0,
+			AfterFallWindow: config.Duration(5 * time.Second),
+		},
+		TeamBall: TeamBallConfig{
+			MaxAge: config.Duration(3 * time.Second), MinPoseConfidence: 0.2,
+			MinNoise: 0.1, AgeNoise: 0.5, Gate: 9.21, Friction: ballFriction,
+		},
+	}
+}
+
+// Validate checks the configuration: it returns an error naming the first
+// setting out of range. Wire calls it.
+func (c *Config) Validate() error {
+	l, b, tb := &c.Localisation, &c.Ball, &c.TeamBall
+	checks := []struct {
+		ok   bool
+		name string
+	}{
+		{c.FallAngle > 0 && c.FallAngle <= math.Pi, "fall_angle"},
+		{c.Body.FallingAngle > 0, "body.falling_angle"},
+		{c.Body.FallingRate > 0, "body.falling_rate"},
+		{c.Body.UprightAngle > 0 && c.Body.UprightAngle <= min(c.FallAngle, c.Body.FallingAngle),
+			"body.upright_angle (0 < it ≤ fall_angle and falling_angle)"},
+		{c.Body.GroundContactKg > 0, "body.ground_contact_kg"},
+		{c.Body.SonarMaxRange > 0, "body.sonar_max_range"},
+		{c.Body.ChestPressGap > 0, "body.chest_press_gap"},
+		{b.Friction >= 0, "ball.friction"},
+		{b.AccelNoise > 0, "ball.accel_noise"},
+		{b.DistanceNoise >= 0 && b.BearingNoise >= 0 && b.MinNoise > 0, "ball noise (min_noise > 0)"},
+		{b.MaxDistance >= 0, "ball.max_distance"},
+		{b.Gate > 0, "ball.gate"},
+		{b.ReinitAfter >= 1, "ball.reinit_after"},
+		{b.ReinitDistance > 0, "ball.reinit_distance"},
+		{b.LostAfter > 0, "ball.lost_after"},
+		{l.Particles >= 1 && l.Particles <= MaxParticles, "localisation.particles (1..MaxParticles)"},
+		{l.DistanceNoise >= 0 && l.BearingNoise >= 0 && l.MinNoise > 0, "localisation noise (min_noise > 0)"},
+		{l.MaxLandmarkDistance >= 0, "localisation.max_landmark_distance"},
+		{l.OutlierLikelihood > 0 && l.OutlierLikelihood < 1, "localisation.outlier_likelihood (0..1)"},
+		{l.OdometryTransNoise >= 0 && l.OdometryRotNoise >= 0 && l.OdometryDrift >= 0, "localisation odometry noise"},
+		{l.ResampleThreshold > 0 && l.ResampleThreshold <= 1, "localisation.resample_threshold (0..1)"},
+		{l.ResampleJitter >= 0 && l.ResampleHeadingJitter >= 0, "localisation resample jitter"},
+		{l.MaxInjection >= 0 && l.MaxInjection <= 1, "localisation.max_injection (0..1)"},
+		{l.MinCandidateScore >= 0 && l.MinCandidateScore < 1, "localisation.min_candidate_score (0..1)"},
+		{l.BadQuality > 0 && l.BadQuality < l.GoodQuality && l.GoodQuality < 1, "localisation quality (0 < bad < good < 1)"},
+		{l.GoodFrames >= 1 && l.BadFrames >= 1, "localisation good_frames and bad_frames (≥ 1)"},
+		{l.AfterFallHeadingNoise >= 0 && l.AfterFallPositionNoise >= 0 && l.AfterFallRadius > 0 && l.AfterFallWindow >= 0, "localisation after-fall settings"},
+		{tb.MaxAge > 0, "team_ball.max_age"},
+		{tb.MinPoseConfidence >= 0 && tb.MinPoseConfidence <= 1, "team_ball.min_pose_confidence (0..1)"},
+		{tb.MinNoise > 0 && tb.AgeNoise >= 0, "team_ball noise (min_noise > 0)"},
+		{tb.Gate > 0 && tb.Friction >= 0, "team_ball gate and friction"},
+	}
+	for _, ch := range checks {
+		if !ch.ok {
+			return fmt.Errorf("perception: config: %s is out of range", ch.name)
+		}
+	}
+	return nil
+}
+
+// maxDt bounds the time step of one tick (after an outage).
+const maxDt = 0.5
 
 // Module is the perception module.
 type Module struct {
-	cfg    Config
-	angles *blackboard.Reader[hal.BodyAngles]
-	body   *blackboard.Writer[msg.BodyState]
+	cfg  Config
+	rng  *rand.Rand
+	body bodyTracker
+	ball ballFilter
+	loc  *localiser
+
+	// Inputs.
+	angles  *blackboard.Reader[hal.BodyAngles]
+	imu     *blackboard.Reader[hal.IMU]
+	fsr     *blackboard.Reader[hal.FSR]
+	sonar   *blackboard.Reader[hal.Sonar]
+	buttons *blackboard.Reader[hal.Buttons]
+	vision  *blackboard.Reader[hal.Vision]
+	game    *blackboard.Reader[hal.GameState]
+	truth   *blackboard.Reader[hal.GroundTruth]
+	motion  *blackboard.Reader[msg.MotionState]
+	base    *blackboard.Reader[hal.BaseState]
+	team    *blackboard.Reader[msg.TeamBallReports]
+
+	// Outputs.
+	bodyW     *blackboard.Writer[msg.BodyState]
+	sensorsW  *blackboard.Writer[msg.BodySensors]
+	ballW     *blackboard.Writer[msg.Ball]
+	poseW     *blackboard.Writer[msg.RobotPose]
+	teamBallW *blackboard.Writer[msg.TeamBall]
+
+	// State between ticks.
+	started   bool
+	start     time.Duration
+	last      time.Duration
+	odoTick   uint64
+	baseOdo   hal.Pose2
+	baseValid bool
+	fallen    bool
+	penalised bool
+	truthBall hal.Vec2
+	truthTime time.Duration
+	truthOK   bool
+
+	// Scratch, kept here so that Tick does not allocate.
+	in      bodyInputs
+	vis     hal.Vision
+	gs      hal.GameState
+	gt      hal.GroundTruth
+	ms      msg.MotionState
+	bs      hal.BaseState
+	reports msg.TeamBallReports
 }
 
 // New returns a perception module.
-func New(cfg Config) *Module { return &Module{cfg: cfg} }
+func New(cfg Config) *Module {
+	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
+	m := &Module{cfg: cfg, rng: rng}
+	m.body.cfg = BodyConfig{FallAngle: cfg.FallAngle, BodySettings: cfg.Body}
+	m.ball.cfg = cfg.Ball
+	m.ball.odoTrans, m.ball.odoRot = cfg.Localisation.OdometryTransNoise, cfg.Localisation.OdometryRotNoise
+	m.loc = newLocaliser(cfg.Localisation, field.SPL(), rng)
+	return m
+}
 
 // Name implements runner.Module.
 func (m *Module) Name() string { return "perception" }
 
-// Wire implements runner.Module.
+// Wire implements runner.Module. It fails on an invalid configuration
+// (see Config.Validate). Every sensor is optional (a robot without
+// a camera has no ball and no localisation); odometry is motion's state,
+// used without ordering (motion runs after perception), or the base's.
 func (m *Module) Wire(b *blackboard.Board) error {
-	var err error
-	if m.angles, err = blackboard.Read(b, m.Name(), msg.BodyAnglesKey); err != nil {
+	if err := m.cfg.Validate(); err != nil {
 		return err
 	}
-	m.body, err = blackboard.Write(b, m.Name(), msg.BodyStateKey)
+	name := m.Name()
+	var err error
+	optional(b, name, msg.BodyAnglesKey, &m.angles, &err)
+	optional(b, name, msg.IMUKey, &m.imu, &err)
+	optional(b, name, msg.FSRKey, &m.fsr, &err)
+	optional(b, name, msg.SonarKey, &m.sonar, &err)
+	optional(b, name, msg.ButtonsKey, &m.buttons, &err)
+	optional(b, name, msg.VisionKey, &m.vision, &err)
+	optional(b, name, msg.GameStateKey, &m.game, &err)
+	optional(b, name, msg.TeamBallReportsKey, &m.team, &err)
+	if m.cfg.GroundTruthPose || m.cfg.GroundTruthBall {
+		optional(b, name, msg.GroundTruthKey, &m.truth, &err)
+	}
+	if m.cfg.BaseOdometry {
+		optional(b, name, msg.BaseKey, &m.base, &err)
+	} else if err == nil {
+		m.motion, err = blackboard.Use(b, name, msg.MotionStateKey)
+	}
+	if err != nil {
+		return err
+	}
+	if m.bodyW, err = blackboard.Write(b, name, msg.BodyStateKey); err != nil {
+		return err
+	}
+	if m.sensorsW, err = blackboard.Write(b, name, msg.BodySensorsKey); err != nil {
+		return err
+	}
+	if m.ballW, err = blackboard.Write(b, name, msg.BallKey); err != nil {
+		return err
+	}
+	if m.poseW, err = blackboard.Write(b, name, msg.RobotPoseKey); err != nil {
+		return err
+	}
+	m.teamBallW, err = blackboard.Write(b, name, msg.TeamBallKey)
 	return err
+}
+
+// optional registers an optional read of k into dst unless *err is set.
+func optional[T any](b *blackboard.Board, name string, k blackboard.Key[T], dst **blackboard.Reader[T], err *error) {
+	if *err != nil {
+		return
+	}
+	*dst, *err = blackboard.ReadOptional(b, name, k)
 }
 
 // Tick implements runner.Module.
 func (m *Module) Tick(t hal.Tick) error {
-	a, _ := m.angles.Get()
-	m.body.Set(msg.BodyState{Angles: a, Fall: Classify(a, m.cfg.FallAngle), Connected: t.Connected})
+	if !m.started {
+		m.started, m.start, m.last = true, t.Time, t.Time
+	}
+	dt := min(max((t.Time-m.last).Seconds(), 0), maxDt)
+	m.last = t.Time
+
+	// Body.
+	in := &m.in
+	in.hasAngles = m.angles != nil && m.angles.Load(&in.angles).Valid()
+	in.hasIMU = m.imu != nil && m.imu.Load(&in.imu).Valid()
+	in.hasFSR = m.fsr != nil && m.fsr.Load(&in.fsr).Valid()
+	in.hasSonar = m.sonar != nil && m.sonar.Load(&in.sonar).Valid()
+	in.hasBtns = m.buttons != nil && m.buttons.Load(&in.buttons).Valid()
+	bs, sensors := m.body.update(in, t.Time, t.Connected)
+	m.bodyW.Set(bs)
+	m.sensorsW.Set(sensors)
+	fallen := bs.Fall != msg.Upright
+
+	// Game state: a robot coming back from a penalty has been carried to
+	// its own half.
+	penalised := false
+	if m.game != nil && m.game.Load(&m.gs).Valid() {
+		penalised = m.gs.Penalised
+	}
+	if m.penalised && !penalised {
+		m.loc.unlocalise(true)
+	}
+	m.penalised = penalised
+
+	// Odometry, world model.
+	odo := m.odometry()
+	observed := false
+	switch {
+	case fallen:
+		// Odometry and vision are unreliable while falling and lying.
+		m.ball.predict(dt, hal.Pose2{})
+	case m.fallen:
+		m.loc.spread(t.Time)
+		fallthrough
+	default:
+		if !penalised {
+			m.loc.predict(odo)
+		}
+		m.ball.predict(dt, odo)
+		if t.Connected && m.vision != nil && m.vision.Load(&m.vis).Fresh && m.vis.Fresh {
+			if !penalised {
+				observed = m.loc.observe(&m.vis, t.Time)
+			}
+			m.ball.update(&m.vis, t.Time)
+		}
+	}
+	m.fallen = fallen
+	if !observed {
+		m.loc.estimate(false)
+	}
+
+	pose := m.loc.pose(t.Time)
+	ball := m.ball.state(t.Time, m.start)
+	m.groundTruth(t.Time, dt, &pose, &ball)
+	if pose.Valid && ball.Valid {
+		s, c := math.Sincos(float64(pose.Pose.Heading))
+		ball.FieldValid = true
+		ball.FieldPos = toField(pose.Pose, ball.Pos)
+		ball.FieldVel = rotate(ball.Vel, s, c)
+	}
+	m.poseW.Set(pose)
+	m.ballW.Set(ball)
+
+	// Team ball.
+	own, hasOwn := ball.TeamReport(&pose, t.Time)
+	var reports *msg.TeamBallReports
+	if m.team != nil && m.team.Load(&m.reports).Valid() {
+		reports = &m.reports
+	}
+	tb := FuseTeamBall(own, hasOwn, reports, t.Time, m.cfg.TeamBall)
+	if tb.Valid && pose.Valid {
+		tb.Relative, tb.RelativeValid = toRobot(pose.Pose, tb.Pos), true
+	}
+	m.teamBallW.Set(tb)
 	return nil
 }
 
-// Classify says whether torso angles a mean a fall, and to which side.
-func Classify(a hal.BodyAngles, limit hal.Radians) msg.Fall {
-	p, r := float64(a.Pitch), float64(a.Roll)
-	if math.Abs(p) < float64(limit) && math.Abs(r) < float64(limit) {
-		return msg.Upright
-	}
-	if math.Abs(p) >= math.Abs(r) {
-		if p > 0 {
-			return msg.FallenFront
+// odometry returns the robot's motion since the odometry was last taken, in
+// the robot frame of then.
+func (m *Module) odometry() hal.Pose2 {
+	if m.cfg.BaseOdometry {
+		if m.base == nil || !m.base.Load(&m.bs).Valid() {
+			return hal.Pose2{}
 		}
-		return msg.FallenBack
+		cur := m.bs.Odometry
+		prev, ok := m.baseOdo, m.baseValid
+		m.baseOdo, m.baseValid = cur, true
+		if !ok {
+			return hal.Pose2{}
+		}
+		return relative(prev, cur)
 	}
-	if r > 0 {
-		return msg.FallenRight
+	meta := m.motion.Load(&m.ms)
+	if !meta.Valid() || meta.Tick == m.odoTick {
+		return hal.Pose2{}
 	}
-	return msg.FallenLeft
+	m.odoTick = meta.Tick
+	return m.ms.Odometry
+}
+
+// groundTruth replaces the pose and ball by the simulator's truth where so
+// configured and available.
+func (m *Module) groundTruth(now time.Duration, dt float64, pose *msg.RobotPose, ball *msg.Ball) {
+	if m.truth == nil || !m.truth.Load(&m.gt).Valid() || !m.gt.Valid {
+		m.truthOK = false
+		return
+	}
+	if m.cfg.GroundTruthPose {
+		*pose = msg.RobotPose{Valid: true, Pose: m.gt.Pose, Confidence: 1, Resets: pose.Resets,
+			SinceLandmark: pose.SinceLandmark, Source: msg.SourceGroundTruth}
+	}
+	if !m.cfg.GroundTruthBall {
+		return
+	}
+	if !m.gt.BallValid {
+		m.truthOK = false
+		*ball = msg.Ball{Lost: true, SinceSeen: now - m.start, Source: msg.SourceGroundTruth}
+		return
+	}
+	var vel hal.Vec2
+	if m.truthOK && dt > 0 && now > m.truthTime {
+		h := (now - m.truthTime).Seconds()
+		vel = hal.Vec2{X: (m.gt.Ball.X - m.truthBall.X) / h, Y: (m.gt.Ball.Y - m.truthBall.Y) / h}
+	}
+	m.truthBall, m.truthTime, m.truthOK = m.gt.Ball, now, true
+	s, c := math.Sincos(-float64(m.gt.Pose.Heading))
+	*ball = msg.Ball{
+		Valid: true, Seen: true, Source: msg.SourceGroundTruth,
+		Pos: toRobot(m.gt.Pose, m.gt.Ball), Vel: rotate(vel, s, c),
+	}
 }

@@ -223,18 +223,23 @@ func (p *Perception) top(n int32) error {
 		if name[0] == 'A' {
 			key = "a"
 		}
+		var haveName, haveVec bool
 		for c := args; c >= 0; c = t.nodes[c].next {
 			k, kh, ok := t.head(c)
 			switch {
-			case ok && string(k) == "n":
-				v.Name = p.add(t.text(t.next(kh)))
+			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].list:
+				v.Name, haveName = p.add(t.text(t.next(kh))), true
 			case ok && string(k) == key:
 				if _, err := t.nums(t.next(kh), v.V[:], name); err != nil {
 					return err
 				}
+				haveVec = true
 			default:
 				return errAt(int(t.nodes[c].start), "%s: unexpected %q", name, clip(t.text(c)))
 			}
+		}
+		if !haveName || !haveVec {
+			return errAt(int(t.nodes[n].start), "%s needs (n name) and (%s x y z)", name, key)
 		}
 		if name[0] == 'A' {
 			p.ACC = v
@@ -272,16 +277,20 @@ func (p *Perception) top(n int32) error {
 		p.Add(KindHJ, len(p.Joints)-1)
 	case "FRP":
 		var f ForceResistance
+		var have int
 		for c := args; c >= 0; c = t.nodes[c].next {
 			k, kh, ok := t.head(c)
 			var err error
 			switch {
-			case ok && string(k) == "n" && t.next(kh) >= 0:
+			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].list:
 				f.Name = p.add(t.text(t.next(kh)))
+				have |= 1
 			case ok && string(k) == "c":
 				_, err = t.nums(t.next(kh), f.C[:], name)
+				have |= 2
 			case ok && string(k) == "f":
 				_, err = t.nums(t.next(kh), f.F[:], name)
+				have |= 4
 			default:
 				err = errAt(int(t.nodes[c].start), "FRP: unexpected %q", clip(t.text(c)))
 			}
@@ -289,24 +298,33 @@ func (p *Perception) top(n int32) error {
 				return err
 			}
 		}
+		if have != 7 {
+			return errAt(int(t.nodes[n].start), "FRP needs (n name), (c x y z) and (f x y z)")
+		}
 		p.FRP = append(p.FRP, f)
 		p.Add(KindFRP, len(p.FRP)-1)
 	case "TCH":
 		var tc Touch
+		var have int
 		for c := args; c >= 0; c = t.nodes[c].next {
 			k, kh, ok := t.head(c)
 			switch {
-			case ok && string(k) == "n" && t.next(kh) >= 0:
+			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].list:
 				tc.Name = p.add(t.text(t.next(kh)))
+				have |= 1
 			case ok && string(k) == "val":
 				v, err := t.num(t.next(kh))
 				if err != nil {
 					return fmt.Errorf("TCH val: %w", err)
 				}
 				tc.Val = v
+				have |= 2
 			default:
 				return errAt(int(t.nodes[c].start), "TCH: unexpected %q", clip(t.text(c)))
 			}
+		}
+		if have != 3 {
+			return errAt(int(t.nodes[n].start), "TCH needs (n name) and (val v)")
 		}
 		p.Touch = append(p.Touch, tc)
 		p.Add(KindTCH, len(p.Touch)-1)

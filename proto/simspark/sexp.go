@@ -229,7 +229,7 @@ var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 // and falls back to strconv otherwise, so results are always correctly
 // rounded.
 func parseFloat(b []byte) (float64, bool) {
-	if len(b) == 0 || len(b) > 64 {
+	if len(b) == 0 || len(b) > 1024 {
 		return 0, false
 	}
 	i, neg := 0, false
@@ -334,5 +334,8 @@ var (
 )
 
 func (f Format) num(dst []byte, v float64) []byte {
+	if f.Decimals < 0 {
+		return strconv.AppendFloat(dst, v, 'g', -1, 64)
+	}
 	return strconv.AppendFloat(dst, v, 'f', f.Decimals, 64)
 }

@@ -128,7 +128,9 @@ type tracker interface {
 
 type deadbeat struct{ c Controller }
 
-func (d *deadbeat) cmd(angle, target float64) float64 { return d.c.Step(simspark.HJ1, angle, target, 0.01) }
+func (d *deadbeat) cmd(angle, target float64) float64 {
+	return d.c.Step(simspark.HJ1, angle, target, 0.01)
+}
 
 // naive is seed 003 table 3.3's controller: velocity proportional to the
 // error, ignoring the commands in flight.

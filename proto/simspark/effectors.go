@@ -75,7 +75,7 @@ func (e *Effectors) Parse(msg []byte) error {
 		args := t.nodes[h].next
 		switch string(name) {
 		case "scene":
-			if args < 0 || t.nodes[args].list {
+			if args < 0 || t.nodes[args].isList() {
 				return errAt(int(t.nodes[n].start), "scene: want a path")
 			}
 			e.Scene = e.add(t.text(args))
@@ -91,7 +91,7 @@ func (e *Effectors) Parse(msg []byte) error {
 			for c := args; c >= 0; c = t.nodes[c].next {
 				k, kh, ok := t.head(c)
 				v := t.next(kh)
-				if !ok || v < 0 || t.nodes[v].list {
+				if !ok || v < 0 || t.nodes[v].isList() {
 					return errAt(int(t.nodes[c].start), "init: want (unum N) or (teamname X), got %q", clip(t.text(c)))
 				}
 				switch string(k) {
@@ -123,7 +123,7 @@ func (e *Effectors) Parse(msg []byte) error {
 			}
 			e.Order = append(e.Order, Item{EffSyn, 0})
 		case "say":
-			if args < 0 || t.nodes[args].list || t.next(args) >= 0 {
+			if args < 0 || t.nodes[args].isList() || t.next(args) >= 0 {
 				return errAt(int(t.nodes[n].start), "say: want one message")
 			}
 			e.Say = e.add(t.text(args))

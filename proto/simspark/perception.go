@@ -227,7 +227,7 @@ func (p *Perception) top(n int32) error {
 		for c := args; c >= 0; c = t.nodes[c].next {
 			k, kh, ok := t.head(c)
 			switch {
-			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].list:
+			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].isList():
 				v.Name, haveName = p.add(t.text(t.next(kh))), true
 			case ok && string(k) == key:
 				if _, err := t.nums(t.next(kh), v.V[:], name); err != nil {
@@ -282,7 +282,7 @@ func (p *Perception) top(n int32) error {
 			k, kh, ok := t.head(c)
 			var err error
 			switch {
-			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].list:
+			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].isList():
 				f.Name = p.add(t.text(t.next(kh)))
 				have |= 1
 			case ok && string(k) == "c":
@@ -309,7 +309,7 @@ func (p *Perception) top(n int32) error {
 		for c := args; c >= 0; c = t.nodes[c].next {
 			k, kh, ok := t.head(c)
 			switch {
-			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].list:
+			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].isList():
 				tc.Name = p.add(t.text(t.next(kh)))
 				have |= 1
 			case ok && string(k) == "val":
@@ -374,7 +374,7 @@ func (p *Perception) gs(args int32) error {
 	for c := args; c >= 0; c = t.nodes[c].next {
 		k, kh, ok := t.head(c)
 		v := t.next(kh)
-		if !ok || v < 0 || t.nodes[v].list || t.nodes[v].next >= 0 {
+		if !ok || v < 0 || t.nodes[v].isList() || t.nodes[v].next >= 0 {
 			return errAt(int(t.nodes[c].start), "GS: want (key value), got %q", clip(t.text(c)))
 		}
 		val := t.text(v)
@@ -427,7 +427,7 @@ func (p *Perception) hear(n, args int32) error {
 		return fmt.Errorf("hear direction: %w", err)
 	}
 	m := t.nodes[a].next
-	if t.nodes[m].list {
+	if t.nodes[m].isList() {
 		return errAt(int(t.nodes[m].start), "hear: message is a list")
 	}
 	h.Msg = p.add(t.text(m))
@@ -485,7 +485,7 @@ func (p *Perception) seeItem(n int32) error {
 			v := t.next(kh)
 			switch string(k) {
 			case "team":
-				if v < 0 || t.nodes[v].list {
+				if v < 0 || t.nodes[v].isList() {
 					return errAt(int(t.nodes[c].start), "P: bad team")
 				}
 				pl.Team, pl.HasTeam = p.add(t.text(v)), true
@@ -533,7 +533,7 @@ func (p *Perception) seeItem(n int32) error {
 		}
 		s.MyOrien = v
 		s.Order = append(s.Order, Item{SeeMyOrien, 0})
-	case args >= 0 && t.nodes[args].list && t.nodes[args].next < 0:
+	case args >= 0 && t.nodes[args].isList() && t.nodes[args].next < 0:
 		k, kh, ok := t.head(args)
 		switch {
 		case ok && string(k) == "pol":

@@ -43,9 +43,13 @@ func errAt(off int, format string, args ...any) error {
 // through next; -1 ends a chain.
 type node struct {
 	start, end  int32 // bytes of the atom, or of the whole list
-	child, next int32
-	list        bool
+	child, next int32 // child is atomChild for an atom
 }
+
+// atomChild marks an atom: it never has children.
+const atomChild = -2
+
+func (n *node) isList() bool { return n.child != atomChild }
 
 // tree is a parsed message, reused between messages.
 type tree struct {
@@ -111,7 +115,6 @@ func (t *tree) parse(src []byte, maxDepth int) error {
 				t.nodes = nodes
 				return errAt(i, "nesting deeper than %d", maxDepth)
 			}
-			nd.list = true
 			i++
 		} else {
 			j := i + 1
@@ -122,7 +125,7 @@ func (t *tree) parse(src []byte, maxDepth int) error {
 				t.nodes = nodes
 				return errAt(i, "text %q outside parentheses", clip(src[i:j]))
 			}
-			nd.end = int32(j)
+			nd.end, nd.child = int32(j), atomChild
 			i = j
 		}
 		nodes = append(nodes, nd)
@@ -135,7 +138,7 @@ func (t *tree) parse(src []byte, maxDepth int) error {
 			nodes[stack[depth-1]].child = idx
 		}
 		last[depth] = idx
-		if nd.list {
+		if nd.isList() {
 			stack[depth] = idx
 			depth++
 			last[depth] = -1
@@ -174,7 +177,7 @@ func (t *tree) next(n int32) int32 {
 // head returns the first child of list n if it is an atom.
 func (t *tree) head(n int32) ([]byte, int32, bool) {
 	nd := &t.nodes[n]
-	if !nd.list || nd.child < 0 || t.nodes[nd.child].list {
+	if !nd.isList() || nd.child < 0 || t.nodes[nd.child].isList() {
 		return nil, -1, false
 	}
 	return t.text(nd.child), nd.child, true
@@ -194,7 +197,7 @@ func (t *tree) num(n int32) (float64, error) {
 		return 0, errAt(len(t.src), "missing number")
 	}
 	nd := &t.nodes[n]
-	if nd.list {
+	if nd.isList() {
 		return 0, errAt(int(nd.start), "want a number, got a list")
 	}
 	v, ok := parseFloat(t.src[nd.start:nd.end])

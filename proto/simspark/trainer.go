@@ -53,7 +53,7 @@ func ParseTrainer(msg []byte) ([]TrainerCommand, error) {
 		args := t.nodes[h].next
 		var c TrainerCommand
 		word := func() (string, error) {
-			if args < 0 || t.nodes[args].list || t.next(args) >= 0 {
+			if args < 0 || t.nodes[args].isList() || t.next(args) >= 0 {
 				return "", errAt(int(t.nodes[n].start), "%s: want one word", name)
 			}
 			return string(t.text(args)), nil

@@ -5,10 +5,11 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/robotd/robotd/internal/leaktest"
 )
 
 func datagrams(t testing.TB, typ, player uint8, seq uint16, payload []byte) [][]byte {
@@ -207,7 +208,7 @@ func TestBudget(t *testing.T) {
 // endpoints on loopback; each robot hears the others' states and never its
 // own, and nothing leaks.
 func TestHubThreeRobots(t *testing.T) {
-	before := runtime.NumGoroutine()
+	defer leaktest.Check(t)()
 	ctx, cancel := context.WithCancel(context.Background())
 	hub, err := NewHub(HubConfig{Addr: "127.0.0.1:0", Loss: 0.1, Jitter: 2_000_000, Seed: 7}, nil)
 	if err != nil {
@@ -279,11 +280,4 @@ func TestHubThreeRobots(t *testing.T) {
 		c.Close()
 	}
 	wg.Wait()
-	for range 100 {
-		if runtime.NumGoroutine() <= before {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("goroutines: %d before, %d after", before, runtime.NumGoroutine())
 }

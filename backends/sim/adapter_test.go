@@ -1,49 +1,20 @@
 package sim
 
 import (
-	"bufio"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/robotd/robotd/field"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/internal/traces"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
-const traceDir = "../../../shared/traces/simspark"
+type msg = traces.Message
 
-type msg struct {
-	cycle   int
-	dir     string
-	payload string
-}
-
-func readTrace(t *testing.T, name string) []msg {
-	t.Helper()
-	f, err := os.Open(filepath.Join(traceDir, name))
-	if err != nil {
-		t.Fatalf("trace %s (shared/ must sit beside the repository): %v", name, err)
-	}
-	defer f.Close()
-	var out []msg
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<22)
-	for sc.Scan() {
-		l := sc.Text()
-		if strings.HasPrefix(l, "#") || l == "" {
-			continue
-		}
-		p := strings.SplitN(l, "\t", 4)
-		c, _ := strconv.Atoi(p[0])
-		out = append(out, msg{c, p[1], p[3]})
-	}
-	return out
-}
+func readTrace(t *testing.T, name string) []msg { return traces.Read(t, name) }
 
 // plant is the joint model fitted to the recorded step responses: a
 // velocity command persists, is clamped at MaxSpeed, and moves the joint by
@@ -79,24 +50,24 @@ func TestPlantMatchesRecordedSteps(t *testing.T) {
 			var e simspark.Effectors
 			last := 0
 			for _, m := range msgs {
-				switch m.dir {
+				switch m.Dir {
 				case "in":
-					if err := p.Parse([]byte(m.payload)); err != nil {
+					if err := p.Parse(m.Payload); err != nil {
 						t.Fatal(err)
 					}
 					for _, j := range p.Joints {
 						if j.ID.String() == tc.joint {
-							angles[m.cycle] = j.Deg
+							angles[m.Cycle] = j.Deg
 						}
 					}
-					last = m.cycle
+					last = m.Cycle
 				case "out":
-					if err := e.Parse([]byte(m.payload)); err != nil {
+					if err := e.Parse(m.Payload); err != nil {
 						t.Fatal(err)
 					}
 					for _, j := range e.Joints {
 						if j.ID.EffectorName() == eff {
-							replies[m.cycle] = j.V
+							replies[m.Cycle] = j.V
 						}
 					}
 				}
@@ -213,10 +184,10 @@ func TestIMUReplay(t *testing.T) {
 			var peak hal.Vec3
 			var a hal.BodyAngles
 			for _, m := range readTrace(t, tc.file) {
-				if m.dir != "in" {
+				if m.Dir != "in" {
 					continue
 				}
-				if err := p.Parse([]byte(m.payload)); err != nil {
+				if err := p.Parse(m.Payload); err != nil {
 					t.Fatal(err)
 				}
 				imu := IMU(p.GYR.V, p.ACC.V)
@@ -246,10 +217,10 @@ func TestVisionHeadsweep(t *testing.T) {
 	var biasX, biasY float64
 	var posts int
 	for _, m := range readTrace(t, "vision_headsweep.txt") {
-		if m.dir != "in" {
+		if m.Dir != "in" {
 			continue
 		}
-		if err := p.Parse([]byte(m.payload)); err != nil {
+		if err := p.Parse(m.Payload); err != nil {
 			t.Fatal(err)
 		}
 		if !p.HasSee() {

@@ -1,9 +1,9 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"net"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/internal/leaktest"
+	"github.com/robotd/robotd/internal/traces"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
@@ -81,11 +83,11 @@ func (s *fakeServer) kill() {
 }
 
 func TestClientConnectsSyncsAndReconnects(t *testing.T) {
-	before := runtime.NumGoroutine()
+	defer leaktest.Check(t)()
 	var msgs [][]byte
 	for _, m := range readTrace(t, "connect.txt") {
-		if m.dir == "in" {
-			msgs = append(msgs, []byte(m.payload))
+		if m.Dir == "in" {
+			msgs = append(msgs, m.Payload)
 		}
 	}
 	srv := newFakeServer(t, "127.0.0.1:0", msgs)
@@ -179,20 +181,13 @@ func TestClientConnectsSyncsAndReconnects(t *testing.T) {
 	}
 	b.Close()
 	srv2.kill()
-	for range 100 {
-		if runtime.NumGoroutine() <= before {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("goroutines: %d before, %d after Close", before, runtime.NumGoroutine())
 }
 
 func TestCycleDoesNotAllocate(t *testing.T) {
 	var msg []byte
 	for _, m := range readTrace(t, "vision_headsweep.txt") {
-		if m.dir == "in" && strings.Contains(m.payload, "(See") {
-			msg = []byte(m.payload)
+		if m.Dir == "in" && bytes.Contains(m.Payload, []byte("(See")) {
+			msg = m.Payload
 			break
 		}
 	}
@@ -220,9 +215,9 @@ func TestCycleDoesNotAllocate(t *testing.T) {
 
 func BenchmarkCycle(b *testing.B) {
 	var msg []byte
-	for _, m := range readTrace(&testing.T{}, "vision_headsweep.txt") {
-		if m.dir == "in" && strings.Contains(m.payload, "(See") {
-			msg = []byte(m.payload)
+	for _, m := range traces.Read(b, "vision_headsweep.txt") {
+		if m.Dir == "in" && bytes.Contains(m.Payload, []byte("(See")) {
+			msg = m.Payload
 			break
 		}
 	}

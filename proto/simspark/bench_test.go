@@ -4,10 +4,10 @@ import "testing"
 
 func sample(t testing.TB, withSee bool) []byte {
 	for _, l := range traceLines(t) {
-		if l.dir == "in" && l.file == "vision_headsweep.txt" {
+		if l.Dir == "in" && l.File == "vision_headsweep.txt" {
 			var p Perception
-			if err := p.Parse(l.payload); err == nil && p.HasSee() == withSee && (!withSee || len(p.See.Players) > 0) {
-				return l.payload
+			if err := p.Parse(l.Payload); err == nil && p.HasSee() == withSee && (!withSee || len(p.See.Players) > 0) {
+				return l.Payload
 			}
 		}
 	}

@@ -11,9 +11,9 @@ func parseStd(s string) (float64, error) { return strconv.ParseFloat(s, 64) }
 func seedFromTraces(f *testing.F, dir string, every int) {
 	n := 0
 	for _, l := range traceLines(f) {
-		if l.dir == dir {
+		if l.Dir == dir {
 			if n%every == 0 {
-				f.Add(l.payload)
+				f.Add(l.Payload)
 			}
 			n++
 		}

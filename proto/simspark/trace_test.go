@@ -1,53 +1,15 @@
 package simspark
 
 import (
-	"bufio"
 	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
+
+	"github.com/robotd/robotd/internal/traces"
 )
 
-const traceDir = "../../../shared/traces/simspark"
-
-type traceLine struct {
-	file, dir string
-	line      int
-	payload   []byte
-}
-
 // traceLines reads every message of every trace file.
-func traceLines(t testing.TB) []traceLine {
-	t.Helper()
-	files, err := filepath.Glob(filepath.Join(traceDir, "*.txt"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no traces at %s (the shared/ directory must sit beside the repository): %v", traceDir, err)
-	}
-	var out []traceLine
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(fh)
-		sc.Buffer(make([]byte, 1<<20), 1<<22)
-		for n := 1; sc.Scan(); n++ {
-			l := sc.Text()
-			if strings.HasPrefix(l, "#") || l == "" {
-				continue
-			}
-			parts := strings.SplitN(l, "\t", 4)
-			if len(parts) != 4 {
-				t.Fatalf("%s:%d: not 4 columns", f, n)
-			}
-			out = append(out, traceLine{filepath.Base(f), parts[1], n, []byte(parts[3])})
-		}
-		fh.Close()
-	}
-	return out
-}
+func traceLines(t testing.TB) []traces.Message { return traces.All(t) }
 
 // equalPerception compares the meaning of two parsed messages.
 func equalPerception(a, b *Perception) bool {
@@ -63,42 +25,42 @@ func TestTraces(t *testing.T) {
 	var p, p2 Perception
 	var e, e2 Effectors
 	for _, l := range traceLines(t) {
-		switch l.dir {
+		switch l.Dir {
 		case "in":
 			in++
-			if err := p.Parse(l.payload); err != nil {
-				t.Fatalf("%s:%d: %v", l.file, l.line, err)
+			if err := p.Parse(l.Payload); err != nil {
+				t.Fatalf("%s:%d: %v", l.File, l.Line, err)
 			}
 			for _, f := range []Format{Exact, Server} {
 				enc := p.Append(nil, f)
 				if err := p2.Parse(enc); err != nil {
-					t.Fatalf("%s:%d: re-parsing the encoding: %v\n%s", l.file, l.line, err, enc)
+					t.Fatalf("%s:%d: re-parsing the encoding: %v\n%s", l.File, l.Line, err, enc)
 				}
 				if !equalPerception(&p, &p2) {
-					t.Fatalf("%s:%d: round trip (%d decimals) lost something:\n%s\n%s", l.file, l.line, f.Decimals, l.payload, enc)
+					t.Fatalf("%s:%d: round trip (%d decimals) lost something:\n%s\n%s", l.File, l.Line, f.Decimals, l.Payload, enc)
 				}
 				// The server's own format reproduces the server's bytes.
-				if f == Server && !bytes.Equal(enc, l.payload) {
-					t.Fatalf("%s:%d: server-format encoding differs from the server's:\n%s\n%s", l.file, l.line, l.payload, enc)
+				if f == Server && !bytes.Equal(enc, l.Payload) {
+					t.Fatalf("%s:%d: server-format encoding differs from the server's:\n%s\n%s", l.File, l.Line, l.Payload, enc)
 				}
 			}
 		case "out":
 			out++
-			if err := e.Parse(l.payload); err != nil {
-				t.Fatalf("%s:%d: effectors: %v", l.file, l.line, err)
+			if err := e.Parse(l.Payload); err != nil {
+				t.Fatalf("%s:%d: effectors: %v", l.File, l.Line, err)
 			}
 			enc := e.Append(nil, Exact)
 			if err := e2.Parse(enc); err != nil {
-				t.Fatalf("%s:%d: re-parsing effectors: %v\n%s", l.file, l.line, err, enc)
+				t.Fatalf("%s:%d: re-parsing effectors: %v\n%s", l.File, l.Line, err, enc)
 			}
 			if !reflect.DeepEqual(e.Joints, e2.Joints) || !reflect.DeepEqual(e.Order, e2.Order) || e.Beam != e2.Beam || !bytes.Equal(e.buf, e2.buf) {
-				t.Fatalf("%s:%d: effector round trip:\n%s\n%s", l.file, l.line, l.payload, enc)
+				t.Fatalf("%s:%d: effector round trip:\n%s\n%s", l.File, l.Line, l.Payload, enc)
 			}
 		case "mon-out":
 			mon++
-			cmds, err := ParseTrainer(l.payload)
+			cmds, err := ParseTrainer(l.Payload)
 			if err != nil || len(cmds) == 0 {
-				t.Fatalf("%s:%d: trainer: %v", l.file, l.line, err)
+				t.Fatalf("%s:%d: trainer: %v", l.File, l.Line, err)
 			}
 		}
 	}

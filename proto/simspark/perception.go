@@ -2,6 +2,7 @@ package simspark
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -227,6 +228,8 @@ func (p *Perception) top(n int32) error {
 		for c := args; c >= 0; c = t.nodes[c].next {
 			k, kh, ok := t.head(c)
 			switch {
+			case ok && (string(k) == "n" && haveName || string(k) == key && haveVec):
+				return errAt(int(t.nodes[c].start), "%s: repeated (%s …)", name, k)
 			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].isList():
 				v.Name, haveName = p.add(t.text(t.next(kh))), true
 			case ok && string(k) == key:
@@ -254,6 +257,8 @@ func (p *Perception) top(n int32) error {
 		for c := args; c >= 0; c = t.nodes[c].next {
 			k, kh, ok := t.head(c)
 			switch {
+			case ok && (string(k) == "n" && haveName || string(k) == "ax" && haveAx):
+				return errAt(int(t.nodes[c].start), "HJ: repeated (%s …)", k)
 			case ok && string(k) == "n" && t.next(kh) >= 0:
 				id, ok := JointByPerceptorName(t.text(t.next(kh)))
 				if !ok {
@@ -281,7 +286,18 @@ func (p *Perception) top(n int32) error {
 		for c := args; c >= 0; c = t.nodes[c].next {
 			k, kh, ok := t.head(c)
 			var err error
+			bit := 0
+			switch string(k) {
+			case "n":
+				bit = 1
+			case "c":
+				bit = 2
+			case "f":
+				bit = 4
+			}
 			switch {
+			case ok && have&bit != 0:
+				err = errAt(int(t.nodes[c].start), "FRP: repeated (%s …)", k)
 			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].isList():
 				f.Name = p.add(t.text(t.next(kh)))
 				have |= 1
@@ -309,6 +325,8 @@ func (p *Perception) top(n int32) error {
 		for c := args; c >= 0; c = t.nodes[c].next {
 			k, kh, ok := t.head(c)
 			switch {
+			case ok && (string(k) == "n" && have&1 != 0 || string(k) == "val" && have&2 != 0):
+				return errAt(int(t.nodes[c].start), "TCH: repeated (%s …)", k)
 			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].isList():
 				tc.Name = p.add(t.text(t.next(kh)))
 				have |= 1
@@ -371,6 +389,7 @@ func (p *Perception) field1(n int32, key string, what []byte) (float64, error) {
 func (p *Perception) gs(args int32) error {
 	t := &p.t
 	g := &p.GS
+	var seen uint8
 	for c := args; c >= 0; c = t.nodes[c].next {
 		k, kh, ok := t.head(c)
 		v := t.next(kh)
@@ -378,6 +397,25 @@ func (p *Perception) gs(args int32) error {
 			return errAt(int(t.nodes[c].start), "GS: want (key value), got %q", clip(t.text(c)))
 		}
 		val := t.text(v)
+		var bit uint8
+		switch string(k) {
+		case "unum":
+			bit = 1
+		case "team":
+			bit = 2
+		case "sl":
+			bit = 4
+		case "sr":
+			bit = 8
+		case "t":
+			bit = 16
+		case "pm":
+			bit = 32
+		}
+		if seen&bit != 0 {
+			return errAt(int(t.nodes[c].start), "GS: repeated (%s …)", k)
+		}
+		seen |= bit
 		var good bool
 		switch string(k) {
 		case "unum":
@@ -485,11 +523,17 @@ func (p *Perception) seeItem(n int32) error {
 			v := t.next(kh)
 			switch string(k) {
 			case "team":
+				if pl.HasTeam {
+					return errAt(int(t.nodes[c].start), "P: repeated (team …)")
+				}
 				if v < 0 || t.nodes[v].isList() {
 					return errAt(int(t.nodes[c].start), "P: bad team")
 				}
 				pl.Team, pl.HasTeam = p.add(t.text(v)), true
 			case "id":
+				if pl.HasID {
+					return errAt(int(t.nodes[c].start), "P: repeated (id …)")
+				}
 				if v < 0 {
 					return errAt(int(t.nodes[c].start), "P: id without a value")
 				}
@@ -669,9 +713,7 @@ func (p *Perception) appendGS(dst []byte, f Format) []byte {
 	return append(dst, ')')
 }
 
-func itoa(dst []byte, v int) []byte {
-	return Exact.num(dst, float64(v))
-}
+func itoa(dst []byte, v int) []byte { return strconv.AppendInt(dst, int64(v), 10) }
 
 func (p *Perception) appendPol(dst []byte, pol *Polar, f Format) []byte {
 	dst = append(dst, "(pol "...)

@@ -195,6 +195,17 @@ func (p *Perception) Parse(msg []byte) error {
 			return err
 		}
 	}
+	// The singular perceptors may appear once.
+	var seen uint16
+	for _, it := range p.Order {
+		switch it.Kind {
+		case KindTime, KindGS, KindGYR, KindACC, KindSee:
+			if seen&(1<<it.Kind) != 0 {
+				return errAt(0, "more than one %s perceptor", it.Kind)
+			}
+			seen |= 1 << it.Kind
+		}
+	}
 	return nil
 }
 

@@ -1,85 +1,91 @@
 package simspark
 
 // JointID names one of the NAO model's hinge joints. The perceptor calls it
-// e.g. "hj1" (HJ), the effector "he1".
+// e.g. "hj1" (HJ, angle in degrees), the effector "he1" (velocity in rad/s).
+// The NAO joint named for each is the usual mapping (protocols.md §3.6);
+// signs and frames are the backend's business.
 type JointID uint8
 
 // The joints of the NAO models (type 0 has no toes; type 4 adds llj7/rlj7).
 const (
-	HJ1 JointID = iota
-	HJ2
-	LAJ1
-	LAJ2
-	LAJ3
-	LAJ4
-	RAJ1
-	RAJ2
-	RAJ3
-	RAJ4
-	LLJ1
-	LLJ2
-	LLJ3
-	LLJ4
-	LLJ5
-	LLJ6
-	LLJ7
-	RLJ1
-	RLJ2
-	RLJ3
-	RLJ4
-	RLJ5
-	RLJ6
-	RLJ7
+	HJ1  JointID = iota // hj1 / he1: HeadYaw
+	HJ2                 // hj2 / he2: HeadPitch
+	LAJ1                // laj1 / lae1: LShoulderPitch
+	LAJ2                // laj2 / lae2: LShoulderRoll
+	LAJ3                // laj3 / lae3: LElbowYaw
+	LAJ4                // laj4 / lae4: LElbowRoll
+	RAJ1                // raj1 / rae1: RShoulderPitch
+	RAJ2                // raj2 / rae2: RShoulderRoll
+	RAJ3                // raj3 / rae3: RElbowYaw
+	RAJ4                // raj4 / rae4: RElbowRoll
+	LLJ1                // llj1 / lle1: LHipYawPitch
+	LLJ2                // llj2 / lle2: LHipRoll
+	LLJ3                // llj3 / lle3: LHipPitch
+	LLJ4                // llj4 / lle4: LKneePitch
+	LLJ5                // llj5 / lle5: LAnklePitch
+	LLJ6                // llj6 / lle6: LAnkleRoll
+	LLJ7                // llj7 / lle7: left toe (type 4 only)
+	RLJ1                // rlj1 / rle1: RHipYawPitch (one motor with LHipYawPitch on a real NAO)
+	RLJ2                // rlj2 / rle2: RHipRoll
+	RLJ3                // rlj3 / rle3: RHipPitch
+	RLJ4                // rlj4 / rle4: RKneePitch
+	RLJ5                // rlj5 / rle5: RAnklePitch
+	RLJ6                // rlj6 / rle6: RAnkleRoll
+	RLJ7                // rlj7 / rle7: right toe (type 4 only)
 	// NumJoints counts the joint IDs.
 	NumJoints
 )
 
-var perceptorNames = [NumJoints]string{
-	"hj1", "hj2", "laj1", "laj2", "laj3", "laj4", "raj1", "raj2", "raj3", "raj4",
-	"llj1", "llj2", "llj3", "llj4", "llj5", "llj6", "llj7", "rlj1", "rlj2", "rlj3", "rlj4", "rlj5", "rlj6", "rlj7",
-}
+// Joint names, concatenated: a joint's name is 3 bytes for the head
+// (hj1, he1) and 4 for the others, so its offset is computed (see name).
+const (
+	perceptorNames = "hj1hj2laj1laj2laj3laj4raj1raj2raj3raj4llj1llj2llj3llj4llj5llj6llj7rlj1rlj2rlj3rlj4rlj5rlj6rlj7"
+	effectorNames  = "he1he2lae1lae2lae3lae4rae1rae2rae3rae4lle1lle2lle3lle4lle5lle6lle7rle1rle2rle3rle4rle5rle6rle7"
+)
 
-var effectorNames = [NumJoints]string{
-	"he1", "he2", "lae1", "lae2", "lae3", "lae4", "rae1", "rae2", "rae3", "rae4",
-	"lle1", "lle2", "lle3", "lle4", "lle5", "lle6", "lle7", "rle1", "rle2", "rle3", "rle4", "rle5", "rle6", "rle7",
+func (j JointID) name(names string) string {
+	if j >= NumJoints {
+		return "joint?"
+	}
+	if j < LAJ1 {
+		return names[3*j : 3*j+3]
+	}
+	o := 6 + 4*int(j-LAJ1)
+	return names[o : o+4]
 }
 
 // PerceptorName returns the joint's name in HJ perceptors ("hj1").
-func (j JointID) PerceptorName() string { return perceptorNames[j] }
+func (j JointID) PerceptorName() string { return j.name(perceptorNames) }
 
 // EffectorName returns the joint's effector name ("he1").
-func (j JointID) EffectorName() string { return effectorNames[j] }
+func (j JointID) EffectorName() string { return j.name(effectorNames) }
 
-func (j JointID) String() string {
-	if j < NumJoints {
-		return perceptorNames[j]
-	}
-	return "joint?"
-}
+// String returns the perceptor name.
+func (j JointID) String() string { return j.name(perceptorNames) }
 
 // JointByPerceptorName finds a joint by its HJ name.
-func JointByPerceptorName(name []byte) (JointID, bool) {
-	return jointByName(name, 'j', &perceptorNames)
-}
+func JointByPerceptorName(name []byte) (JointID, bool) { return jointByName(name, 'j') }
 
 // JointByEffectorName finds a joint by its effector name.
-func JointByEffectorName(name []byte) (JointID, bool) { return jointByName(name, 'e', &effectorNames) }
+func JointByEffectorName(name []byte) (JointID, bool) { return jointByName(name, 'e') }
 
 // jointByName decodes names of the form h?N, la?N, ra?N, ll?N, rl?N where ?
 // is kind ('j' for perceptors, 'e' for effectors), without a table scan.
-func jointByName(b []byte, kind byte, table *[NumJoints]string) (JointID, bool) {
+func jointByName(b []byte, kind byte) (JointID, bool) {
 	var base JointID
 	var n int
 	switch {
 	case len(b) == 3 && b[0] == 'h' && b[1] == kind:
 		base, n = HJ1, 2
-	case len(b) == 4 && b[2] == kind && b[1] == 'a' && b[0] == 'l':
+	case len(b) != 4 || b[2] != kind:
+		return 0, false
+	case b[0] == 'l' && b[1] == 'a':
 		base, n = LAJ1, 4
-	case len(b) == 4 && b[2] == kind && b[1] == 'a' && b[0] == 'r':
+	case b[0] == 'r' && b[1] == 'a':
 		base, n = RAJ1, 4
-	case len(b) == 4 && b[2] == kind && b[1] == 'l' && b[0] == 'l':
+	case b[0] == 'l' && b[1] == 'l':
 		base, n = LLJ1, 7
-	case len(b) == 4 && b[2] == kind && b[1] == 'l' && b[0] == 'r':
+	case b[0] == 'r' && b[1] == 'l':
 		base, n = RLJ1, 7
 	default:
 		return 0, false
@@ -88,14 +94,20 @@ func jointByName(b []byte, kind byte, table *[NumJoints]string) (JointID, bool) 
 	if d < 0 || d >= n {
 		return 0, false
 	}
-	id := base + JointID(d)
-	return id, string(b) == table[id]
+	return base + JointID(d), true
 }
 
-// Span is a string stored in a message struct's arena (see Perception.Str).
-type Span struct{ Off, Len uint32 }
+// Span is a string stored in a message struct's arena: read it with the
+// struct's Bytes, Str or Is methods, make one with Intern. Parsing copies
+// every string of a message into the arena, so a parsed struct keeps no
+// reference to the input; the bytes stay valid until the next Parse or
+// Reset.
+type Span struct {
+	Off, Len uint32 // where the string lies in the arena
+}
 
-// arena holds the strings of a message, reused between messages.
+// arena holds the strings of a message, reused between messages. Its
+// methods are promoted to Perception, Effectors and TrainerMessage.
 type arena struct{ buf []byte }
 
 func (a *arena) add(b []byte) Span {
@@ -104,9 +116,18 @@ func (a *arena) add(b []byte) Span {
 	return s
 }
 
-func (a *arena) bytes(s Span) []byte { return a.buf[s.Off : s.Off+s.Len] }
+// bytes returns the text of s, or nil if s does not lie in the arena (a
+// Span of another message).
+func (a *arena) bytes(s Span) []byte {
+	end := uint64(s.Off) + uint64(s.Len)
+	if end > uint64(len(a.buf)) {
+		return nil
+	}
+	return a.buf[s.Off:end]
+}
 
-// Intern stores s and returns its span, for building messages to encode.
+// Intern stores s in the arena and returns its span, for building messages
+// to encode.
 func (a *arena) Intern(s string) Span {
 	sp := Span{Off: uint32(len(a.buf)), Len: uint32(len(s))}
 	a.buf = append(a.buf, s...)

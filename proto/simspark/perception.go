@@ -1,162 +1,272 @@
 package simspark
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
-
-// Kind is the kind of a top-level perceptor, or of an item in a See block.
+// Kind is the kind of a top-level perceptor, of an item in a See block, or
+// (EffScene …, effectors.go) of an effector.
 type Kind uint8
 
 // Top-level perceptor kinds, and the kinds of See items.
 const (
+	// KindUnknown is a perceptor or See item this package does not know;
+	// its text is kept verbatim (Perception.Unknown, See.Unknown).
 	KindUnknown Kind = iota
-	KindTime
-	KindGS
-	KindGYR
-	KindACC
-	KindHJ
-	KindFRP
-	KindTCH
-	KindSee
-	KindHear
+	KindTime         // (time (now t))
+	KindGS           // (GS …): game state
+	KindGYR          // (GYR (n torso) (rt x y z))
+	KindACC          // (ACC (n torso) (a x y z))
+	KindHJ           // (HJ (n name) (ax deg))
+	KindFRP          // (FRP (n lf) (c x y z) (f x y z))
+	KindTCH          // (TCH (n name) (val v))
+	KindSee          // (See …)
+	KindHear         // (hear [team] time self|direction message)
 
-	SeeObject  // B, G1L…, F1L…: (name (pol d h v))
-	SeeLine    // (L (pol …) (pol …))
-	SeePlayer  // (P (team X) (id N) (part (pol …))…)
-	SeeFeature // CNR, TJ, CC: (name (ffs d h v o))
-	SeeMyPos
-	SeeMyOrien
-	SeeBallPos
+	SeeObject  // See item (name (pol d h v)): B, G1L…G2R, F1L…F2R
+	SeeLine    // See item (L (pol …) (pol …))
+	SeePlayer  // See item (P (team X) (id N) (part (pol …))…)
+	SeeFeature // See item (name (ffs d h v o)): CNR, TJ, CC
+	SeeMyPos   // See item (mypos x y z)
+	SeeMyOrien // See item (myorien deg)
+	SeeBallPos // See item (ballpos x y z)
 )
 
-var kindNames = [...]string{KindUnknown: "?", KindTime: "time", KindGS: "GS", KindGYR: "GYR", KindACC: "ACC",
-	KindHJ: "HJ", KindFRP: "FRP", KindTCH: "TCH", KindSee: "See", KindHear: "hear",
-	SeeObject: "obj", SeeLine: "L", SeePlayer: "P", SeeFeature: "ff", SeeMyPos: "mypos", SeeMyOrien: "myorien", SeeBallPos: "ballpos"}
-
+// String returns the perceptor's name ("GS", "HJ", "See"), "obj", "L",
+// "P", "ff", "mypos", "myorien", "ballpos", an effector's kind, or "?".
 func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
+	switch k {
+	case KindTime:
+		return "time"
+	case KindGS:
+		return "GS"
+	case KindGYR:
+		return "GYR"
+	case KindACC:
+		return "ACC"
+	case KindHJ:
+		return "HJ"
+	case KindFRP:
+		return "FRP"
+	case KindTCH:
+		return "TCH"
+	case KindSee:
+		return "See"
+	case KindHear:
+		return "hear"
+	case SeeObject:
+		return "obj"
+	case SeeLine:
+		return "L"
+	case SeePlayer:
+		return "P"
+	case SeeFeature:
+		return "ff"
+	case SeeMyPos:
+		return "mypos"
+	case SeeMyOrien:
+		return "myorien"
+	case SeeBallPos:
+		return "ballpos"
+	case EffScene:
+		return "scene"
+	case EffInit:
+		return "init"
+	case EffBeam:
+		return "beam"
+	case EffSyn:
+		return "syn"
+	case EffSay:
+		return "say"
+	case EffJoint:
+		return "joint"
 	}
 	return "?"
 }
 
-// Item places one perceptor in a message: its kind and its index in the
-// slice of that kind.
+// Item places one perceptor (or See item, or effector) in a message: its
+// kind and its index in the slice of that kind (0 for those that appear at
+// most once).
 type Item struct {
-	Kind  Kind
-	Index uint16
+	Kind  Kind   // what the item is
+	Index uint16 // where it is in the slice of its kind
 }
 
-// GameState is the GS perceptor.
+// GameState is the GS perceptor. Every field is optional; the server sends
+// unum and team only in the first GS after init.
 type GameState struct {
-	// Has* say which fields were present.
+	// Has* say which fields were present (HasScore: sl or sr).
 	HasUnum, HasTeam, HasScore, HasTime, HasPlayMode bool
-	Unum                                             int
-	Team                                             Span // "left" / "right"
-	ScoreLeft, ScoreRight                            int
-	Time                                             float64
-	PlayMode                                         Span
+	// Unum is the player's uniform number.
+	Unum int
+	// Team is the side: "left" or "right" (lower case).
+	Team Span
+	// ScoreLeft and ScoreRight are the goals of each side.
+	ScoreLeft, ScoreRight int
+	// Time is the game time in seconds.
+	Time float64
+	// PlayMode is the play mode's name, e.g. "BeforeKickOff", "PlayOn".
+	PlayMode Span
 }
 
-// Vector is a named 3-vector perceptor (GYR rt in deg/s, ACC a in m/s²).
+// Vector is a named 3-vector perceptor in the simulator's torso frame
+// (x = robot's right, y = forward, z = up): GYR rt in deg/s, ACC a in
+// m/s² (upright and still it reads (0, 0, +9.81)).
 type Vector struct {
+	// Name is the sensor's name ("torso").
 	Name Span
-	V    [3]float64
+	// V is x, y, z.
+	V [3]float64
 }
 
-// JointAngle is one HJ perceptor: a joint angle in degrees.
+// JointAngle is one HJ perceptor.
 type JointAngle struct {
-	ID  JointID
+	// ID is the joint.
+	ID JointID
+	// Deg is the joint angle in degrees, simulator sign.
 	Deg float64
 }
 
-// ForceResistance is one FRP perceptor: contact point c (m) and force f (N).
+// ForceResistance is one FRP perceptor, sent only while the foot touches
+// something.
 type ForceResistance struct {
-	Name Span // lf, rf, lf1, rf1
+	// Name is the sensor: lf, rf (lf1, rf1: toes of the type-4 model).
+	Name Span
+	// C is the contact point in the foot's frame (m), F the total force (N).
 	C, F [3]float64
 }
 
-// Touch is one TCH perceptor.
+// Touch is one TCH perceptor (not installed on the NAO model).
 type Touch struct {
+	// Name is the sensor's name.
 	Name Span
-	Val  float64
+	// Val is its value (0 or 1).
+	Val float64
 }
 
-// Hear is a heard message: from our own say (Self) or from direction Dir
-// (degrees).
+// Hear is a heard message: from our own say (Self) or from direction Dir.
 type Hear struct {
+	// HasTeam says whether the message was labelled with the speaker's
+	// team (the server's LabelMessages, on by default).
+	HasTeam bool
+	// Team is the speaker's team name.
 	Team Span
+	// Time is the game time in seconds.
 	Time float64
+	// Self marks our own message.
 	Self bool
-	Dir  float64
-	Msg  Span
+	// Dir is the speaker's direction in degrees (in the listener's team
+	// frame, not relative to its heading), if not Self.
+	Dir float64
+	// Msg is the message text.
+	Msg Span
 }
 
-// Polar is (distance m, horizontal deg, vertical deg) from the camera.
+// Polar is a seen position relative to the camera: distance (m),
+// horizontal angle (deg, positive to the left) and vertical angle (deg,
+// positive up).
 type Polar [3]float64
 
-// Object is a seen ball, goal post or flag.
+// Object is a seen ball (B), goal post (G1L, G1R, G2L, G2R) or flag (F1L,
+// F1R, F2L, F2R): any See item of the form (name (pol d h v)).
 type Object struct {
+	// Name is the object's name.
 	Name Span
-	Pol  Polar
+	// Pol is where it is.
+	Pol Polar
 }
 
-// Line is a seen field line.
-type Line struct{ A, B Polar }
+// Line is a seen field line: the ends of its visible part.
+type Line struct {
+	A, B Polar // the two ends
+}
 
-// Player is a seen robot; its body parts are Parts[PartStart:PartStart+PartCount].
+// Player is a seen robot; its body parts are
+// See.Parts[PartStart:PartStart+PartCount].
 type Player struct {
-	Team                 Span
-	HasTeam, HasID       bool
-	ID                   int
+	// Team is the robot's team name, if HasTeam.
+	Team Span
+	// HasTeam and HasID say whether team and id were present.
+	HasTeam, HasID bool
+	// ID is the robot's uniform number, if HasID.
+	ID int
+	// PartStart and PartCount locate its body parts in See.Parts.
 	PartStart, PartCount uint16
 }
 
-// BodyPart is a seen body part of a player.
+// BodyPart is a seen body part of a player: head, rlowerarm, llowerarm,
+// rfoot, lfoot, or any other name.
 type BodyPart struct {
+	// Name is the part's name.
 	Name Span
-	Pol  Polar
+	// Pol is where it is.
+	Pol Polar
 }
 
-// Feature is a seen field feature (CNR, TJ, CC): distance, horizontal and
-// vertical angle, and an orientation (deg).
+// Feature is a seen field feature of the UNSW fork (CNR, TJ, CC): any See
+// item of the form (name (ffs d h v o)).
 type Feature struct {
+	// Name is the feature's name.
 	Name Span
-	V    [4]float64
+	// V is distance (m), horizontal and vertical angle (deg) and an
+	// orientation (deg).
+	V [4]float64
 }
 
-// See is a vision perceptor.
+// See is a vision perceptor (RestrictedVisionPerceptor). Order lists its
+// items in the order they came; the slices hold them by kind.
 type See struct {
-	Objects  []Object
-	Lines    []Line
-	Players  []Player
-	Parts    []BodyPart
+	// Objects are the seen balls, goal posts and flags.
+	Objects []Object
+	// Lines are the seen field lines (off in the UNSW fork).
+	Lines []Line
+	// Players are the seen robots; Parts holds their body parts.
+	Players []Player
+	// Parts are the body parts of Players.
+	Parts []BodyPart
+	// Features are the seen field features.
 	Features []Feature
-	MyPos    [3]float64
-	MyOrien  float64
-	BallPos  [3]float64
-	Unknown  []Span // raw text of unknown items
-	Order    []Item
+	// MyPos is the camera's position (m) in the team's field frame,
+	// ballpos the ball's: cheat values of the UNSW fork. See Order for
+	// whether they were present.
+	MyPos, BallPos [3]float64
+	// MyOrien is the camera's heading (deg) in the team's field frame.
+	MyOrien float64
+	// Unknown holds the raw text of items of unknown form.
+	Unknown []Span
+	// Order is the order of the items.
+	Order []Item
 }
 
-// Perception is one perceptor message.
+// Perception is one perceptor message from the server. All values are in
+// the server's units and frames: degrees, deg/s, m/s², metres, seconds;
+// converting them to the NAO's frame and units is the backend's job.
+//
+// Parse fills it, reusing its memory: in steady state it allocates
+// nothing. The strings (Span) live in the embedded arena (read them with
+// Bytes, Str or Is) until the next Parse or Reset. To build a message to
+// encode, Reset it, set the fields, Intern the strings and Add every
+// perceptor in order.
 type Perception struct {
 	arena
-	Time    float64
-	GS      GameState
-	GYR     Vector
-	ACC     Vector
-	Joints  []JointAngle
-	FRP     []ForceResistance
-	Touch   []Touch
-	See     See
-	Hear    []Hear
-	Unknown []Span // raw text of unknown perceptors
+	// Time is the simulation time in seconds (time (now t)).
+	Time float64
+	// GS is the game state.
+	GS GameState
+	// GYR is the torso's angular velocity (deg/s).
+	GYR Vector
+	// ACC is the torso's proper acceleration (m/s²).
+	ACC Vector
+	// Joints are the HJ readings in the order they came.
+	Joints []JointAngle
+	// FRP are the foot force readings.
+	FRP []ForceResistance
+	// Touch are the TCH readings.
+	Touch []Touch
+	// See is the vision perceptor, if Order has a KindSee item.
+	See See
+	// Hear are the heard messages.
+	Hear []Hear
+	// Unknown holds the raw text of unknown perceptors.
+	Unknown []Span
 	// Order is the order of the top-level perceptors.
 	Order []Item
-	t     tree
 }
 
 // Reset empties p, keeping its memory.
@@ -169,247 +279,177 @@ func (p *Perception) Reset() {
 	s.MyPos, s.MyOrien, s.BallPos = [3]float64{}, 0, [3]float64{}
 }
 
-// HasSee reports whether the message has a See block.
-func (p *Perception) HasSee() bool {
+// Has reports whether the message has a perceptor of kind k.
+func (p *Perception) Has(k Kind) bool {
 	for _, it := range p.Order {
-		if it.Kind == KindSee {
+		if it.Kind == k {
 			return true
 		}
 	}
 	return false
 }
 
+// HasSee reports whether the message has a See block.
+func (p *Perception) HasSee() bool { return p.Has(KindSee) }
+
 // Add appends an item to the order (for building messages to encode).
 func (p *Perception) Add(k Kind, index int) { p.Order = append(p.Order, Item{k, uint16(index)}) }
 
-// Parse parses a perceptor message into p, replacing its content. p keeps no
-// reference to msg.
+// Parse parses a perceptor message into p, replacing its content. p keeps
+// no reference to msg. Unknown perceptors and See items are kept verbatim;
+// unknown fields inside known perceptors are skipped. time, GS, GYR, ACC
+// and See, and mypos, myorien and ballpos inside See, may appear once.
+// Errors are *SyntaxError; after one, p holds part of the message.
 func (p *Perception) Parse(msg []byte) error {
 	p.Reset()
-	if err := p.t.parse(msg, DefaultMaxDepth); err != nil {
-		return err
+	if len(msg) > DefaultMaxFrame {
+		return errAt(0, ErrTooLong, "message of %d bytes, longer than %d", len(msg), DefaultMaxFrame)
 	}
-	t := &p.t
-	for n := t.tops; n >= 0; n = t.nodes[n].next {
-		if err := p.top(n); err != nil {
+	s := Scanner{src: msg, maxDepth: DefaultMaxDepth}
+	var seen uint32
+	for {
+		s.skipSpace()
+		if s.pos >= len(msg) {
+			return nil
+		}
+		start := s.pos
+		if err := topOpen(&s); err != nil {
 			return err
 		}
-	}
-	// The singular perceptors may appear once.
-	var seen uint16
-	for _, it := range p.Order {
-		switch it.Kind {
-		case KindTime, KindGS, KindGYR, KindACC, KindSee:
-			if seen&(1<<it.Kind) != 0 {
-				return errAt(0, "more than one %s perceptor", it.Kind)
+		name := s.head()
+		k := perceptorKind(name)
+		if k != KindUnknown && k <= KindSee && k != KindHJ && k != KindFRP && k != KindTCH {
+			if seen&(1<<k) != 0 {
+				return errAt(start, ErrRepeated, "more than one %s perceptor", k)
 			}
-			seen |= 1 << it.Kind
+			seen |= 1 << k
 		}
-	}
-	return nil
-}
-
-func (p *Perception) top(n int32) error {
-	t := &p.t
-	name, h, ok := t.head(n)
-	if !ok {
-		return errAt(int(t.nodes[n].start), "perceptor without a name")
-	}
-	args := t.nodes[h].next
-	switch string(name) {
-	case "time":
-		v, err := p.field1(args, "now", name)
+		var err error
+		switch k {
+		case KindTime:
+			err = p.parseTime(&s, start)
+		case KindGS:
+			err = p.parseGS(&s)
+		case KindGYR:
+			err = p.parseVector(&s, start, &p.GYR, "GYR", "rt")
+		case KindACC:
+			err = p.parseVector(&s, start, &p.ACC, "ACC", "a")
+		case KindHJ:
+			err = p.parseHJ(&s, start)
+		case KindFRP:
+			err = p.parseFRP(&s, start)
+		case KindTCH:
+			err = p.parseTCH(&s, start)
+		case KindSee:
+			err = p.parseSee(&s)
+		case KindHear:
+			err = p.parseHear(&s, start)
+		default:
+			if err = s.skipRest(); err == nil && len(p.Unknown) >= MaxItems {
+				err = errAt(start, ErrTooLong, "more than %d unknown perceptors", MaxItems)
+			}
+			if err == nil {
+				p.Unknown = append(p.Unknown, p.add(msg[start:s.pos]))
+				p.Add(KindUnknown, len(p.Unknown)-1)
+			}
+		}
 		if err != nil {
 			return err
 		}
-		p.Time = v
-		p.Add(KindTime, 0)
-	case "GS":
-		if err := p.gs(args); err != nil {
-			return err
-		}
-		p.Add(KindGS, 0)
-	case "GYR", "ACC":
-		var v Vector
-		key := "rt"
-		if name[0] == 'A' {
-			key = "a"
-		}
-		var haveName, haveVec bool
-		for c := args; c >= 0; c = t.nodes[c].next {
-			k, kh, ok := t.head(c)
-			switch {
-			case ok && (string(k) == "n" && haveName || string(k) == key && haveVec):
-				return errAt(int(t.nodes[c].start), "%s: repeated (%s …)", name, k)
-			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].isList():
-				v.Name, haveName = p.add(t.text(t.next(kh))), true
-			case ok && string(k) == key:
-				if _, err := t.nums(t.next(kh), v.V[:], name); err != nil {
-					return err
-				}
-				haveVec = true
-			default:
-				return errAt(int(t.nodes[c].start), "%s: unexpected %q", name, clip(t.text(c)))
-			}
-		}
-		if !haveName || !haveVec {
-			return errAt(int(t.nodes[n].start), "%s needs (n name) and (%s x y z)", name, key)
-		}
-		if name[0] == 'A' {
-			p.ACC = v
-			p.Add(KindACC, 0)
-		} else {
-			p.GYR = v
-			p.Add(KindGYR, 0)
-		}
-	case "HJ":
-		var ja JointAngle
-		var haveName, haveAx bool
-		for c := args; c >= 0; c = t.nodes[c].next {
-			k, kh, ok := t.head(c)
-			switch {
-			case ok && (string(k) == "n" && haveName || string(k) == "ax" && haveAx):
-				return errAt(int(t.nodes[c].start), "HJ: repeated (%s …)", k)
-			case ok && string(k) == "n" && t.next(kh) >= 0:
-				id, ok := JointByPerceptorName(t.text(t.next(kh)))
-				if !ok {
-					return errAt(int(t.nodes[kh].start), "HJ: unknown joint %q", clip(t.text(t.next(kh))))
-				}
-				ja.ID, haveName = id, true
-			case ok && string(k) == "ax":
-				v, err := t.num(t.next(kh))
-				if err != nil {
-					return fmt.Errorf("HJ ax: %w", err)
-				}
-				ja.Deg, haveAx = v, true
-			default:
-				return errAt(int(t.nodes[c].start), "HJ: unexpected %q", clip(t.text(c)))
-			}
-		}
-		if !haveName || !haveAx {
-			return errAt(int(t.nodes[n].start), "HJ needs (n name) and (ax deg)")
-		}
-		p.Joints = append(p.Joints, ja)
-		p.Add(KindHJ, len(p.Joints)-1)
-	case "FRP":
-		var f ForceResistance
-		var have int
-		for c := args; c >= 0; c = t.nodes[c].next {
-			k, kh, ok := t.head(c)
-			var err error
-			bit := 0
-			switch string(k) {
-			case "n":
-				bit = 1
-			case "c":
-				bit = 2
-			case "f":
-				bit = 4
-			}
-			switch {
-			case ok && have&bit != 0:
-				err = errAt(int(t.nodes[c].start), "FRP: repeated (%s …)", k)
-			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].isList():
-				f.Name = p.add(t.text(t.next(kh)))
-				have |= 1
-			case ok && string(k) == "c":
-				_, err = t.nums(t.next(kh), f.C[:], name)
-				have |= 2
-			case ok && string(k) == "f":
-				_, err = t.nums(t.next(kh), f.F[:], name)
-				have |= 4
-			default:
-				err = errAt(int(t.nodes[c].start), "FRP: unexpected %q", clip(t.text(c)))
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if have != 7 {
-			return errAt(int(t.nodes[n].start), "FRP needs (n name), (c x y z) and (f x y z)")
-		}
-		p.FRP = append(p.FRP, f)
-		p.Add(KindFRP, len(p.FRP)-1)
-	case "TCH":
-		var tc Touch
-		var have int
-		for c := args; c >= 0; c = t.nodes[c].next {
-			k, kh, ok := t.head(c)
-			switch {
-			case ok && (string(k) == "n" && have&1 != 0 || string(k) == "val" && have&2 != 0):
-				return errAt(int(t.nodes[c].start), "TCH: repeated (%s …)", k)
-			case ok && string(k) == "n" && t.next(kh) >= 0 && !t.nodes[t.next(kh)].isList():
-				tc.Name = p.add(t.text(t.next(kh)))
-				have |= 1
-			case ok && string(k) == "val":
-				v, err := t.num(t.next(kh))
-				if err != nil {
-					return fmt.Errorf("TCH val: %w", err)
-				}
-				tc.Val = v
-				have |= 2
-			default:
-				return errAt(int(t.nodes[c].start), "TCH: unexpected %q", clip(t.text(c)))
-			}
-		}
-		if have != 3 {
-			return errAt(int(t.nodes[n].start), "TCH needs (n name) and (val v)")
-		}
-		p.Touch = append(p.Touch, tc)
-		p.Add(KindTCH, len(p.Touch)-1)
-	case "See":
-		for c := args; c >= 0; c = t.nodes[c].next {
-			if err := p.seeItem(c); err != nil {
-				return err
-			}
-		}
-		p.Add(KindSee, 0)
-	case "hear":
-		if err := p.hear(n, args); err != nil {
-			return err
-		}
-	default:
-		p.Unknown = append(p.Unknown, p.add(t.text(n)))
-		p.Add(KindUnknown, len(p.Unknown)-1)
 	}
+}
+
+// topOpen enters a top-level list, which must be next.
+func topOpen(s *Scanner) error {
+	switch s.src[s.pos] {
+	case '(':
+		return s.open()
+	case ')':
+		return errAt(s.pos, ErrUnbalanced, "unbalanced ')'")
+	}
+	return errAt(s.pos, ErrUnexpected, "text %s outside parentheses", s.found())
+}
+
+func perceptorKind(name []byte) Kind {
+	switch string(name) {
+	case "time":
+		return KindTime
+	case "GS":
+		return KindGS
+	case "GYR":
+		return KindGYR
+	case "ACC":
+		return KindACC
+	case "HJ":
+		return KindHJ
+	case "FRP":
+		return KindFRP
+	case "TCH":
+		return KindTCH
+	case "See":
+		return KindSee
+	case "hear":
+		return KindHear
+	}
+	return KindUnknown
+}
+
+// once marks bit in *have, or reports a repeated field.
+func once(have *uint8, bit uint8, off int, what string, key []byte) error {
+	if *have&bit != 0 {
+		return errAt(off, ErrRepeated, "%s: repeated (%s …)", what, key)
+	}
+	*have |= bit
 	return nil
 }
 
-func (p *Perception) add(b []byte) Span { return p.arena.add(b) }
-
-// field1 reads (key v) from the chain at n.
-func (p *Perception) field1(n int32, key string, what []byte) (float64, error) {
-	t := &p.t
-	if n < 0 {
-		return 0, errAt(len(t.src), "%s: missing (%s …)", what, key)
+func (p *Perception) parseTime(s *Scanner, start int) error {
+	var have uint8
+	for {
+		key, off, more, err := s.field("time")
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		if string(key) != "now" {
+			if err = s.skipRest(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err = once(&have, 1, off, "time", key); err != nil {
+			return err
+		}
+		if p.Time, err = s.number("time now"); err != nil {
+			return err
+		}
+		if err := s.close("time now"); err != nil {
+			return err
+		}
 	}
-	k, kh, ok := t.head(n)
-	if !ok || string(k) != key {
-		return 0, errAt(int(t.nodes[n].start), "%s: want (%s …), got %q", what, key, clip(t.text(n)))
+	if have == 0 {
+		return errAt(start, ErrMissing, "time: missing (now t)")
 	}
-	if t.nodes[n].next >= 0 {
-		return 0, errAt(int(t.nodes[t.nodes[n].next].start), "%s: unexpected %q", what, clip(t.text(t.nodes[n].next)))
-	}
-	v, err := t.num(t.next(kh))
-	if err != nil {
-		return 0, fmt.Errorf("%s %s: %w", what, key, err)
-	}
-	return v, nil
+	p.Add(KindTime, 0)
+	return nil
 }
 
-func (p *Perception) gs(args int32) error {
-	t := &p.t
+func (p *Perception) parseGS(s *Scanner) error {
 	g := &p.GS
-	var seen uint8
-	for c := args; c >= 0; c = t.nodes[c].next {
-		k, kh, ok := t.head(c)
-		v := t.next(kh)
-		if !ok || v < 0 || t.nodes[v].isList() || t.nodes[v].next >= 0 {
-			return errAt(int(t.nodes[c].start), "GS: want (key value), got %q", clip(t.text(c)))
+	var have uint8
+	var team, pm []byte // interned after the loop, in a fixed order
+	for {
+		key, off, more, err := s.field("GS")
+		if err != nil {
+			return err
 		}
-		val := t.text(v)
+		if !more {
+			break
+		}
 		var bit uint8
-		switch string(k) {
+		switch string(key) {
 		case "unum":
 			bit = 1
 		case "team":
@@ -422,411 +462,529 @@ func (p *Perception) gs(args int32) error {
 			bit = 16
 		case "pm":
 			bit = 32
-		}
-		if seen&bit != 0 {
-			return errAt(int(t.nodes[c].start), "GS: repeated (%s …)", k)
-		}
-		seen |= bit
-		var good bool
-		switch string(k) {
-		case "unum":
-			g.Unum, good = parseInt(val)
-			g.HasUnum = true
-		case "team":
-			g.Team, g.HasTeam, good = p.add(val), true, true
-		case "sl":
-			g.ScoreLeft, good = parseInt(val)
-			g.HasScore = true
-		case "sr":
-			g.ScoreRight, good = parseInt(val)
-			g.HasScore = true
-		case "t":
-			g.Time, good = parseFloat(val)
-			g.HasTime = true
-		case "pm":
-			g.PlayMode, g.HasPlayMode, good = p.add(val), true, true
 		default:
-			return errAt(int(t.nodes[c].start), "GS: unknown field %q", clip(k))
+			if err = s.skipRest(); err != nil {
+				return err
+			}
+			continue
 		}
-		if !good {
-			return errAt(int(t.nodes[v].start), "GS %s: bad value %q", k, clip(val))
+		if err = once(&have, bit, off, "GS", key); err != nil {
+			return err
 		}
+		switch bit {
+		case 1:
+			g.Unum, err = s.integer("GS unum")
+			g.HasUnum = true
+		case 2:
+			team, _, err = s.word("GS team")
+			g.HasTeam = true
+		case 4:
+			g.ScoreLeft, err = s.integer("GS sl")
+			g.HasScore = true
+		case 8:
+			g.ScoreRight, err = s.integer("GS sr")
+			g.HasScore = true
+		case 16:
+			g.Time, err = s.number("GS t")
+			g.HasTime = true
+		case 32:
+			pm, _, err = s.word("GS pm")
+			g.HasPlayMode = true
+		}
+		if err == nil {
+			err = s.close("GS")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if g.HasTeam {
+		g.Team = p.add(team)
+	}
+	if g.HasPlayMode {
+		g.PlayMode = p.add(pm)
+	}
+	p.Add(KindGS, 0)
+	return nil
+}
+
+func (p *Perception) parseVector(s *Scanner, start int, v *Vector, what, vecKey string) error {
+	var have uint8
+	for {
+		key, off, more, err := s.field(what)
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "n":
+			if err = once(&have, 1, off, what, key); err != nil {
+				return err
+			}
+			var name []byte
+			if name, _, err = s.word(what); err == nil {
+				v.Name = p.add(name)
+				err = s.close(what)
+			}
+		case vecKey:
+			if err = once(&have, 2, off, what, key); err != nil {
+				return err
+			}
+			err = s.numbers(v.V[:], what)
+		default:
+			err = s.skipRest()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if have != 3 {
+		return errAt(start, ErrMissing, "%s: want (n name) and (%s x y z)", what, vecKey)
+	}
+	if what == "GYR" {
+		p.Add(KindGYR, 0)
+	} else {
+		p.Add(KindACC, 0)
 	}
 	return nil
 }
 
-func (p *Perception) hear(n, args int32) error {
-	t := &p.t
-	// (hear team time self|dir msg)
-	if t.count(args) != 4 {
-		return errAt(int(t.nodes[n].start), "hear: want team, time, self or direction, message")
+func (p *Perception) parseHJ(s *Scanner, start int) error {
+	var ja JointAngle
+	var have uint8
+	for {
+		key, off, more, err := s.field("HJ")
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "n":
+			if err = once(&have, 1, off, "HJ", key); err != nil {
+				return err
+			}
+			var name []byte
+			var noff int
+			if name, noff, err = s.word("HJ n"); err != nil {
+				return err
+			}
+			id, ok := JointByPerceptorName(name)
+			if !ok {
+				return errAt(noff, ErrUnknownJoint, "HJ: unknown joint %q", clip(name))
+			}
+			ja.ID = id
+			err = s.close("HJ n")
+		case "ax":
+			if err = once(&have, 2, off, "HJ", key); err != nil {
+				return err
+			}
+			if ja.Deg, err = s.number("HJ ax"); err == nil {
+				err = s.close("HJ ax")
+			}
+		default:
+			err = s.skipRest()
+		}
+		if err != nil {
+			return err
+		}
 	}
+	if have != 3 {
+		return errAt(start, ErrMissing, "HJ: want (n name) and (ax deg)")
+	}
+	if len(p.Joints) >= MaxItems {
+		return errAt(start, ErrTooLong, "more than %d HJ perceptors", MaxItems)
+	}
+	p.Joints = append(p.Joints, ja)
+	p.Add(KindHJ, len(p.Joints)-1)
+	return nil
+}
+
+func (p *Perception) parseFRP(s *Scanner, start int) error {
+	var f ForceResistance
+	var have uint8
+	for {
+		key, off, more, err := s.field("FRP")
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "n":
+			if err = once(&have, 1, off, "FRP", key); err != nil {
+				return err
+			}
+			var name []byte
+			if name, _, err = s.word("FRP n"); err == nil {
+				f.Name = p.add(name)
+				err = s.close("FRP n")
+			}
+		case "c":
+			if err = once(&have, 2, off, "FRP", key); err != nil {
+				return err
+			}
+			err = s.numbers(f.C[:], "FRP c")
+		case "f":
+			if err = once(&have, 4, off, "FRP", key); err != nil {
+				return err
+			}
+			err = s.numbers(f.F[:], "FRP f")
+		default:
+			err = s.skipRest()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if have != 7 {
+		return errAt(start, ErrMissing, "FRP: want (n name), (c x y z) and (f x y z)")
+	}
+	if len(p.FRP) >= MaxItems {
+		return errAt(start, ErrTooLong, "more than %d FRP perceptors", MaxItems)
+	}
+	p.FRP = append(p.FRP, f)
+	p.Add(KindFRP, len(p.FRP)-1)
+	return nil
+}
+
+func (p *Perception) parseTCH(s *Scanner, start int) error {
+	var tc Touch
+	var have uint8
+	for {
+		key, off, more, err := s.field("TCH")
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "n":
+			if err = once(&have, 1, off, "TCH", key); err != nil {
+				return err
+			}
+			var name []byte
+			if name, _, err = s.word("TCH n"); err == nil {
+				tc.Name = p.add(name)
+				err = s.close("TCH n")
+			}
+		case "val":
+			if err = once(&have, 2, off, "TCH", key); err != nil {
+				return err
+			}
+			if tc.Val, err = s.number("TCH val"); err == nil {
+				err = s.close("TCH val")
+			}
+		default:
+			err = s.skipRest()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if have != 3 {
+		return errAt(start, ErrMissing, "TCH: want (n name) and (val v)")
+	}
+	if len(p.Touch) >= MaxItems {
+		return errAt(start, ErrTooLong, "more than %d TCH perceptors", MaxItems)
+	}
+	p.Touch = append(p.Touch, tc)
+	p.Add(KindTCH, len(p.Touch)-1)
+	return nil
+}
+
+// parseHear reads (hear [team] time self|direction message).
+func (p *Perception) parseHear(s *Scanner, start int) error {
+	var args [4][2]int
+	n := 0
+	for {
+		s.skipSpace()
+		if s.pos >= len(s.src) {
+			return s.eof("hear")
+		}
+		c := s.src[s.pos]
+		if c == ')' {
+			s.pos++
+			s.depth--
+			break
+		}
+		if c == '(' || n == len(args) {
+			return errAt(s.pos, ErrUnexpected, "hear: want [team] time self|direction message, found %s", s.found())
+		}
+		end := s.atomEnd(s.pos)
+		args[n] = [2]int{s.pos, end}
+		n++
+		s.pos = end
+	}
+	if n < 3 {
+		return errAt(start, ErrMissing, "hear: want [team] time self|direction message, got %d values", n)
+	}
+	arg := func(i int) []byte { return s.src[args[i][0]:args[i][1]] } // does not escape
 	var h Hear
-	h.Team = p.add(t.text(args))
-	a := t.nodes[args].next
-	v, err := t.num(a)
-	if err != nil {
-		return fmt.Errorf("hear time: %w", err)
+	i := 0
+	if n == 4 {
+		h.HasTeam = true
+		i = 1
 	}
-	h.Time = v
-	a = t.nodes[a].next
-	if string(t.text(a)) == "self" {
+	var ok bool
+	if h.Time, ok = parseFloat(arg(i)); !ok {
+		return errAt(args[i][0], ErrBadNumber, "hear time: bad number %q", clip(arg(i)))
+	}
+	if d := arg(i + 1); string(d) == "self" {
 		h.Self = true
-	} else if h.Dir, err = t.num(a); err != nil {
-		return fmt.Errorf("hear direction: %w", err)
+	} else if h.Dir, ok = parseFloat(d); !ok {
+		return errAt(args[i+1][0], ErrBadNumber, "hear direction: bad number %q", clip(d))
 	}
-	m := t.nodes[a].next
-	if t.nodes[m].isList() {
-		return errAt(int(t.nodes[m].start), "hear: message is a list")
+	if len(p.Hear) >= MaxItems {
+		return errAt(start, ErrTooLong, "more than %d hear perceptors", MaxItems)
 	}
-	h.Msg = p.add(t.text(m))
+	if h.HasTeam {
+		h.Team = p.add(arg(0))
+	}
+	h.Msg = p.add(arg(i + 2))
 	p.Hear = append(p.Hear, h)
 	p.Add(KindHear, len(p.Hear)-1)
 	return nil
 }
 
-// pol reads (pol d h v) at n.
-func (p *Perception) pol(n int32, dst *Polar, what []byte) error {
-	t := &p.t
-	k, kh, ok := t.head(n)
-	if !ok || string(k) != "pol" {
-		return errAt(int(t.nodes[n].start), "%s: want (pol d h v), got %q", what, clip(t.text(n)))
+func (p *Perception) parseSee(s *Scanner) error {
+	v := &p.See
+	var seen uint8
+	for {
+		s.skipSpace()
+		if s.pos >= len(s.src) {
+			return s.eof("See")
+		}
+		start := s.pos
+		switch s.src[start] {
+		case ')':
+			s.pos++
+			s.depth--
+			p.Add(KindSee, 0)
+			return nil
+		case '(':
+		default: // a bare atom: keep it as an unknown item
+			s.pos = s.atomEnd(start)
+			if err := p.seeUnknown(s, start); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.open(); err != nil {
+			return err
+		}
+		name := s.head()
+		var err error
+		switch string(name) {
+		case "L":
+			err = p.seeLine(s, start)
+		case "P":
+			err = p.seePlayer(s, start)
+		case "mypos", "ballpos", "myorien":
+			k, bit := SeeMyPos, uint8(1)
+			switch name[1] {
+			case 'a':
+				k, bit = SeeBallPos, 2
+			case 'y':
+				if name[2] == 'o' {
+					k, bit = SeeMyOrien, 4
+				}
+			}
+			if err = once(&seen, bit, start, "See", name); err != nil {
+				return err
+			}
+			switch k {
+			case SeeMyPos:
+				err = s.numbers(v.MyPos[:], "mypos")
+			case SeeBallPos:
+				err = s.numbers(v.BallPos[:], "ballpos")
+			default:
+				if v.MyOrien, err = s.number("myorien"); err == nil {
+					err = s.close("myorien")
+				}
+			}
+			v.Order = append(v.Order, Item{k, 0})
+		default:
+			if name == nil {
+				if err = s.skipRest(); err == nil {
+					err = p.seeUnknown(s, start)
+				}
+			} else {
+				err = p.seeObject(s, start, name)
+			}
+		}
+		if err != nil {
+			return err
+		}
 	}
-	rest, err := t.nums(t.next(kh), dst[:], what)
-	if err != nil {
+}
+
+// seeUnknown keeps the text from start to the scanner's position.
+func (p *Perception) seeUnknown(s *Scanner, start int) error {
+	v := &p.See
+	if len(v.Unknown) >= MaxItems {
+		return errAt(start, ErrTooLong, "more than %d unknown See items", MaxItems)
+	}
+	v.Unknown = append(v.Unknown, p.add(s.src[start:s.pos]))
+	v.Order = append(v.Order, Item{KindUnknown, uint16(len(v.Unknown) - 1)})
+	return nil
+}
+
+// seeObject reads (name (pol d h v)) or (name (ffs d h v o)); an item of
+// any other form is kept verbatim.
+func (p *Perception) seeObject(s *Scanner, start int, name []byte) error {
+	v := &p.See
+	save, depth := s.pos, s.depth
+	s.skipSpace()
+	if s.pos < len(s.src) && s.src[s.pos] == '(' {
+		if err := s.open(); err != nil {
+			return err
+		}
+		switch string(s.head()) {
+		case "pol":
+			var pol Polar
+			if err := s.numbers(pol[:], "pol"); err != nil {
+				return err
+			}
+			if s.atEnd() {
+				s.pos++
+				s.depth--
+				if len(v.Objects) >= MaxItems {
+					return errAt(start, ErrTooLong, "more than %d See objects", MaxItems)
+				}
+				v.Objects = append(v.Objects, Object{Name: p.add(name), Pol: pol})
+				v.Order = append(v.Order, Item{SeeObject, uint16(len(v.Objects) - 1)})
+				return nil
+			}
+		case "ffs":
+			var f [4]float64
+			if err := s.numbers(f[:], "ffs"); err != nil {
+				return err
+			}
+			if s.atEnd() {
+				s.pos++
+				s.depth--
+				if len(v.Features) >= MaxItems {
+					return errAt(start, ErrTooLong, "more than %d See features", MaxItems)
+				}
+				v.Features = append(v.Features, Feature{Name: p.add(name), V: f})
+				v.Order = append(v.Order, Item{SeeFeature, uint16(len(v.Features) - 1)})
+				return nil
+			}
+		}
+	}
+	s.pos, s.depth = save, depth
+	if err := s.skipRest(); err != nil {
 		return err
 	}
-	if rest >= 0 {
-		return errAt(int(t.nodes[rest].start), "%s: pol has more than 3 numbers", what)
-	}
-	return nil
+	return p.seeUnknown(s, start)
 }
 
-func (p *Perception) seeItem(n int32) error {
-	t := &p.t
-	s := &p.See
-	name, h, ok := t.head(n)
-	if !ok {
-		return errAt(int(t.nodes[n].start), "See: item without a name")
-	}
-	args := t.nodes[h].next
-	switch {
-	case string(name) == "L":
-		var l Line
-		if args < 0 || t.nodes[args].next < 0 {
-			return errAt(int(t.nodes[n].start), "L: want two (pol …)")
+func (p *Perception) seeLine(s *Scanner, start int) error {
+	var l Line
+	for i := range 2 {
+		dst := &l.A
+		if i == 1 {
+			dst = &l.B
 		}
-		if err := p.pol(args, &l.A, name); err != nil {
-			return err
-		}
-		if err := p.pol(t.nodes[args].next, &l.B, name); err != nil {
-			return err
-		}
-		s.Lines = append(s.Lines, l)
-		s.Order = append(s.Order, Item{SeeLine, uint16(len(s.Lines) - 1)})
-	case string(name) == "P":
-		pl := Player{PartStart: uint16(len(s.Parts))}
-		for c := args; c >= 0; c = t.nodes[c].next {
-			k, kh, ok := t.head(c)
-			if !ok {
-				return errAt(int(t.nodes[c].start), "P: unexpected %q", clip(t.text(c)))
-			}
-			v := t.next(kh)
-			switch string(k) {
-			case "team":
-				if pl.HasTeam {
-					return errAt(int(t.nodes[c].start), "P: repeated (team …)")
-				}
-				if v < 0 || t.nodes[v].isList() {
-					return errAt(int(t.nodes[c].start), "P: bad team")
-				}
-				pl.Team, pl.HasTeam = p.add(t.text(v)), true
-			case "id":
-				if pl.HasID {
-					return errAt(int(t.nodes[c].start), "P: repeated (id …)")
-				}
-				if v < 0 {
-					return errAt(int(t.nodes[c].start), "P: id without a value")
-				}
-				id, ok := parseInt(t.text(v))
-				if !ok {
-					return errAt(int(t.nodes[v].start), "P: bad id %q", clip(t.text(v)))
-				}
-				pl.ID, pl.HasID = id, true
-			default:
-				if v < 0 {
-					return errAt(int(t.nodes[c].start), "P %s: missing (pol …)", k)
-				}
-				bp := BodyPart{Name: p.add(k)}
-				if err := p.pol(v, &bp.Pol, k); err != nil {
-					return err
-				}
-				s.Parts = append(s.Parts, bp)
-				pl.PartCount++
-			}
-		}
-		s.Players = append(s.Players, pl)
-		s.Order = append(s.Order, Item{SeePlayer, uint16(len(s.Players) - 1)})
-	case string(name) == "mypos" || string(name) == "ballpos":
-		dst := &s.MyPos
-		kind := SeeMyPos
-		if name[0] == 'b' {
-			dst, kind = &s.BallPos, SeeBallPos
-		}
-		rest, err := t.nums(args, dst[:], name)
+		key, off, more, err := s.field("L")
 		if err != nil {
 			return err
 		}
-		if rest >= 0 {
-			return errAt(int(t.nodes[rest].start), "%s: more than 3 numbers", name)
+		if !more {
+			return errAt(off, ErrMissing, "L: want two (pol d h v), got %d", i)
 		}
-		s.Order = append(s.Order, Item{kind, 0})
-	case string(name) == "myorien":
-		v, err := t.num(args)
-		if err != nil {
-			return fmt.Errorf("myorien: %w", err)
+		if string(key) != "pol" {
+			return errAt(off, ErrUnexpected, "L: want (pol d h v), found (%s …)", clip(key))
 		}
-		s.MyOrien = v
-		s.Order = append(s.Order, Item{SeeMyOrien, 0})
-	case args >= 0 && t.nodes[args].isList() && t.nodes[args].next < 0:
-		k, kh, ok := t.head(args)
-		switch {
-		case ok && string(k) == "pol":
-			o := Object{Name: p.add(name)}
-			if err := p.pol(args, &o.Pol, name); err != nil {
-				return err
-			}
-			s.Objects = append(s.Objects, o)
-			s.Order = append(s.Order, Item{SeeObject, uint16(len(s.Objects) - 1)})
-		case ok && string(k) == "ffs":
-			f := Feature{Name: p.add(name)}
-			rest, err := t.nums(t.next(kh), f.V[:], name)
-			if err != nil {
-				return err
-			}
-			if rest >= 0 {
-				return errAt(int(t.nodes[rest].start), "%s: ffs has more than 4 numbers", name)
-			}
-			s.Features = append(s.Features, f)
-			s.Order = append(s.Order, Item{SeeFeature, uint16(len(s.Features) - 1)})
-		default:
-			s.Unknown = append(s.Unknown, p.add(t.text(n)))
-			s.Order = append(s.Order, Item{KindUnknown, uint16(len(s.Unknown) - 1)})
+		if err := s.numbers(dst[:], "L pol"); err != nil {
+			return err
 		}
-	default:
-		s.Unknown = append(s.Unknown, p.add(t.text(n)))
-		s.Order = append(s.Order, Item{KindUnknown, uint16(len(s.Unknown) - 1)})
 	}
+	if err := s.close("L"); err != nil {
+		return err
+	}
+	v := &p.See
+	if len(v.Lines) >= MaxItems {
+		return errAt(start, ErrTooLong, "more than %d See lines", MaxItems)
+	}
+	v.Lines = append(v.Lines, l)
+	v.Order = append(v.Order, Item{SeeLine, uint16(len(v.Lines) - 1)})
 	return nil
 }
 
-// Append encodes p in the server's layout (perceptors concatenated, fields
-// separated by spaces) and appends it to dst.
-func (p *Perception) Append(dst []byte, f Format) []byte {
-	for _, it := range p.Order {
-		switch it.Kind {
-		case KindTime:
-			dst = append(dst, "(time (now "...)
-			dst = append(f.num(dst, p.Time), "))"...)
-		case KindGS:
-			dst = p.appendGS(dst, f)
-		case KindGYR:
-			dst = p.appendVec(dst, "(GYR (n ", ") (rt ", &p.GYR, f)
-		case KindACC:
-			dst = p.appendVec(dst, "(ACC (n ", ") (a ", &p.ACC, f)
-		case KindHJ:
-			j := p.Joints[it.Index]
-			dst = append(dst, "(HJ (n "...)
-			dst = append(dst, perceptorNames[j.ID]...)
-			dst = append(dst, ") (ax "...)
-			dst = append(f.num(dst, j.Deg), "))"...)
-		case KindFRP:
-			r := &p.FRP[it.Index]
-			dst = append(dst, "(FRP (n "...)
-			dst = append(dst, p.bytes(r.Name)...)
-			dst = append(dst, ") (c "...)
-			dst = appendNums(dst, r.C[:], f)
-			dst = append(dst, ") (f "...)
-			dst = appendNums(dst, r.F[:], f)
-			dst = append(dst, "))"...)
-		case KindTCH:
-			tc := &p.Touch[it.Index]
-			dst = append(dst, "(TCH (n "...)
-			dst = append(dst, p.bytes(tc.Name)...)
-			dst = append(dst, ") (val "...)
-			dst = append(f.num(dst, tc.Val), "))"...)
-		case KindSee:
-			dst = p.appendSee(dst, f)
-		case KindHear:
-			h := &p.Hear[it.Index]
-			dst = append(dst, "(hear "...)
-			dst = append(dst, p.bytes(h.Team)...)
-			dst = append(dst, ' ')
-			dst = append(f.num(dst, h.Time), ' ')
-			if h.Self {
-				dst = append(dst, "self"...)
-			} else {
-				dst = f.num(dst, h.Dir)
+func (p *Perception) seePlayer(s *Scanner, start int) error {
+	v := &p.See
+	if len(v.Players) >= MaxItems {
+		return errAt(start, ErrTooLong, "more than %d See players", MaxItems)
+	}
+	pl := Player{PartStart: uint16(len(v.Parts))}
+	var team []byte // interned after the parts, in a fixed order
+	var have uint8
+	for {
+		key, off, more, err := s.field("P")
+		if err != nil {
+			return err
+		}
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "team":
+			if err = once(&have, 1, off, "P", key); err != nil {
+				return err
 			}
-			dst = append(dst, ' ')
-			dst = append(dst, p.bytes(h.Msg)...)
-			dst = append(dst, ')')
-		case KindUnknown:
-			dst = append(dst, p.bytes(p.Unknown[it.Index])...)
-		}
-	}
-	return dst
-}
-
-func appendNums(dst []byte, v []float64, f Format) []byte {
-	for i, x := range v {
-		if i > 0 {
-			dst = append(dst, ' ')
-		}
-		dst = f.num(dst, x)
-	}
-	return dst
-}
-
-func (p *Perception) appendVec(dst []byte, a, b string, v *Vector, f Format) []byte {
-	dst = append(dst, a...)
-	dst = append(dst, p.bytes(v.Name)...)
-	dst = append(dst, b...)
-	dst = appendNums(dst, v.V[:], f)
-	return append(dst, "))"...)
-}
-
-func (p *Perception) appendGS(dst []byte, f Format) []byte {
-	g := &p.GS
-	dst = append(dst, "(GS"...)
-	if g.HasUnum {
-		dst = append(dst, " (unum "...)
-		dst = append(itoa(dst, g.Unum), ')')
-	}
-	if g.HasTeam {
-		dst = append(dst, " (team "...)
-		dst = append(append(dst, p.bytes(g.Team)...), ')')
-	}
-	if g.HasScore {
-		dst = append(dst, " (sl "...)
-		dst = append(itoa(dst, g.ScoreLeft), ')')
-		dst = append(dst, " (sr "...)
-		dst = append(itoa(dst, g.ScoreRight), ')')
-	}
-	if g.HasTime {
-		dst = append(dst, " (t "...)
-		dst = append(f.num(dst, g.Time), ')')
-	}
-	if g.HasPlayMode {
-		dst = append(dst, " (pm "...)
-		dst = append(append(dst, p.bytes(g.PlayMode)...), ')')
-	}
-	return append(dst, ')')
-}
-
-func itoa(dst []byte, v int) []byte { return strconv.AppendInt(dst, int64(v), 10) }
-
-func (p *Perception) appendPol(dst []byte, pol *Polar, f Format) []byte {
-	dst = append(dst, "(pol "...)
-	dst = appendNums(dst, pol[:], f)
-	return append(dst, ')')
-}
-
-func (p *Perception) appendSee(dst []byte, f Format) []byte {
-	s := &p.See
-	dst = append(dst, "(See"...)
-	for _, it := range s.Order {
-		dst = append(dst, ' ')
-		switch it.Kind {
-		case SeeObject:
-			o := &s.Objects[it.Index]
-			dst = append(append(dst, '('), p.bytes(o.Name)...)
-			dst = append(p.appendPol(append(dst, ' '), &o.Pol, f), ')')
-		case SeeLine:
-			l := &s.Lines[it.Index]
-			dst = append(dst, "(L "...)
-			dst = p.appendPol(dst, &l.A, f)
-			dst = append(p.appendPol(append(dst, ' '), &l.B, f), ')')
-		case SeePlayer:
-			pl := &s.Players[it.Index]
-			dst = append(dst, "(P"...)
-			if pl.HasTeam {
-				dst = append(dst, " (team "...)
-				dst = append(append(dst, p.bytes(pl.Team)...), ')')
+			if team, _, err = s.word("P team"); err == nil {
+				err = s.close("P team")
 			}
-			if pl.HasID {
-				dst = append(dst, " (id "...)
-				dst = append(itoa(dst, pl.ID), ')')
+			pl.HasTeam = true
+		case "id":
+			if err = once(&have, 2, off, "P", key); err != nil {
+				return err
 			}
-			for _, bp := range s.Parts[pl.PartStart : pl.PartStart+pl.PartCount] {
-				dst = append(append(dst, " ("...), p.bytes(bp.Name)...)
-				dst = append(p.appendPol(append(dst, ' '), &bp.Pol, f), ')')
+			if pl.ID, err = s.integer("P id"); err == nil {
+				err = s.close("P id")
 			}
-			dst = append(dst, ')')
-		case SeeFeature:
-			ft := &s.Features[it.Index]
-			dst = append(append(dst, '('), p.bytes(ft.Name)...)
-			dst = append(dst, " (ffs "...)
-			dst = append(appendNums(dst, ft.V[:], f), "))"...)
-		case SeeMyPos:
-			dst = append(dst, "(mypos "...)
-			dst = append(appendNums(dst, s.MyPos[:], f), ')')
-		case SeeMyOrien:
-			dst = append(dst, "(myorien "...)
-			dst = append(f.num(dst, s.MyOrien), ')')
-		case SeeBallPos:
-			dst = append(dst, "(ballpos "...)
-			dst = append(appendNums(dst, s.BallPos[:], f), ')')
-		case KindUnknown:
-			dst = append(dst, p.bytes(s.Unknown[it.Index])...)
+			pl.HasID = true
+		default: // a body part: (name (pol d h v))
+			var k []byte
+			var poff int
+			if k, poff, more, err = s.field("P part"); err != nil {
+				return err
+			}
+			if !more {
+				return errAt(off, ErrMissing, "P: body part %q without (pol d h v)", clip(key))
+			}
+			if string(k) != "pol" {
+				return errAt(poff, ErrUnexpected, "P: body part %q: want (pol d h v), found (%s …)", clip(key), clip(k))
+			}
+			var bp BodyPart
+			if err = s.numbers(bp.Pol[:], "P pol"); err != nil {
+				return err
+			}
+			if err = s.close("P part"); err != nil {
+				return err
+			}
+			if len(v.Parts) >= MaxItems {
+				return errAt(off, ErrTooLong, "more than %d See body parts", MaxItems)
+			}
+			bp.Name = p.add(key)
+			v.Parts = append(v.Parts, bp)
+			pl.PartCount++
+		}
+		if err != nil {
+			return err
 		}
 	}
-	return append(dst, ')')
-}
-
-// Signature returns the message's structure: the perceptors in order with
-// their names, and the kinds of See items, e.g.
-// "time GS GYR ACC HJ:hj1 HJ:hj2 See[obj:B ff:CNR mypos] HJ:raj1 …". Two
-// messages with the same signature have the same perceptors, names and
-// order. It allocates.
-func (p *Perception) Signature() string {
-	var b strings.Builder
-	for i, it := range p.Order {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(it.Kind.String())
-		switch it.Kind {
-		case KindHJ:
-			b.WriteString(":" + p.Joints[it.Index].ID.String())
-		case KindFRP:
-			b.WriteString(":" + p.Str(p.FRP[it.Index].Name))
-		case KindTCH:
-			b.WriteString(":" + p.Str(p.Touch[it.Index].Name))
-		case KindSee:
-			b.WriteString("[" + p.SeeSignature() + "]")
-		}
+	if pl.HasTeam {
+		pl.Team = p.add(team)
 	}
-	return b.String()
-}
-
-// SeeSignature returns the See block's item kinds and names in order.
-func (p *Perception) SeeSignature() string {
-	s := &p.See
-	var b strings.Builder
-	for i, it := range s.Order {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(it.Kind.String())
-		switch it.Kind {
-		case SeeObject:
-			b.WriteString(":" + p.Str(s.Objects[it.Index].Name))
-		case SeeFeature:
-			b.WriteString(":" + p.Str(s.Features[it.Index].Name))
-		case SeePlayer:
-			b.WriteString(":" + p.Str(s.Players[it.Index].Team))
-		}
-	}
-	return b.String()
+	v.Players = append(v.Players, pl)
+	v.Order = append(v.Order, Item{SeePlayer, uint16(len(v.Players) - 1)})
+	return nil
 }

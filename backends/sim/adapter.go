@@ -1,9 +1,16 @@
-// Package sim is robotd's SimSpark / rcssserver3d backend (seed 003's
-// "Simulation module", built on the measured facts of
-// shared/traces/simspark): it connects to the server's agent port, turns
-// perceptor messages into HAL values in the NAO frame, and turns absolute
-// joint targets into the motor velocities the server wants, predicting the
-// commands already in flight.
+// Package sim is robotd's SimSpark / rcssserver3d backend: seed 003's
+// "Simulation module", rebuilt on the measured facts of
+// shared/traces/simspark.
+//
+// The package has two layers. Adapter is pure: it turns one parsed
+// perceptor message into HAL values in the NAO frame (joint angles, IMU,
+// body angles, foot forces, sonars, vision, game state, ground truth) and
+// turns absolute joint targets into the motor velocities the server wants,
+// predicting the commands already in flight. It does no I/O, keeps no clock
+// and does not allocate per cycle. Backend is the TCP client around it: it
+// implements hal.Device, runs the scene/init/beam handshake, answers every
+// message (with (syn) in sync mode), and keeps ticking on a wall-clock timer
+// while the server is away, reconnecting with exponential backoff.
 package sim
 
 import (
@@ -13,24 +20,48 @@ import (
 	"github.com/robotd/robotd/proto/simspark"
 )
 
-// MaxSpeed is the server's clamp on a joint velocity command: 351.77 °/s.
+// MaxSpeed is the server's clamp on a joint velocity command, 351.77 °/s
+// (measured: a command of 8 rad/s moves 3.517° per 10 ms cycle).
 const MaxSpeed = 6.1395 // rad/s
 
-// Delay is the number of cycles between a command and its first effect: a
-// command sent in reply to message k first shows in message k+2.
+// Delay is the actuation delay in messages: a command sent in reply to
+// message k first shows in the angle of message k+2 (measured on he1, he2,
+// lae1 and lle4, in real-time and sync mode, at 10 and 20 ms).
 const Delay = 2
 
 // jointMap gives, for each simulator joint, the NAO joint and the sign that
 // turns a simulator angle into a NAO angle.
 //
-// Eleven joints are inverted, not the nine of rUNSWift's bridge: HeadPitch,
-// both ShoulderPitch, HipPitch, KneePitch and AnklePitch, and both AnkleRoll.
-// The
-// ankle rolls' limits in the model (left [-44.06, 22.79]°, right [-22.79,
-// 44.06]°) are the negatives of the NAO's (left [-22.80, 44.06]°), exactly as
-// for the other inverted joints, while hip roll, shoulder roll and elbow roll
-// keep the NAO's ranges and sign. RLJ1 (RHipYawPitch) has no NAO joint of
-// its own: it is driven to mirror LHipYawPitch.
+// Nine joints are inverted, as seed 003 found: HeadPitch, both
+// ShoulderPitch, HipPitch, KneePitch and AnklePitch. They are exactly the
+// joints whose hinge axis in the model is the simulator's x axis (the
+// robot's right), which is the NAO's -y; every other axis maps onto a NAO
+// axis with the same sign.
+//
+// Ankle roll is NOT inverted, checked as follows. In naoleg.rsg the ankle
+// roll (lj6, foot relative to ankle) and the hip roll (lj2, hip2 relative to
+// hip1) are built by the same hinge template with the same axis (0 1 0),
+// the simulator's forward axis = the NAO's x, so both measure the same
+// rotation sense. The hip roll's sign is confirmed by the traces: with
+// lle2 = rle2 = +1 rad/s the robot falls to its right (imu_fall_right:
+// GYR y peaks at +500 °/s, final ACC x = -9.47), as a NAO does with both
+// hip rolls positive (both legs swing to the left under the torso); and
+// the joint that stops early is the one at the NAO limit: in
+// imu_fall_left llj2 stops at the model's -21.74° (LHipRoll's NAO minimum;
+// it reads -21.77° for one cycle, then -21.20°) while rlj2 runs on to
+// -22.92°, and in imu_fall_right rlj2 stops at +21.74° while llj2 reaches
+// +22.35° (TestHipRollSignFromTraces). The ankle-roll limits of the model
+// (left [-44.06, 22.79]°) are the mirror of the NAO v5's (LAnkleRoll
+// [-22.79, 44.06]°): the model's range differs, not its sign. A NAO-style
+// foot-flat pose (hip roll +a, ankle roll -a) therefore keeps the foot flat
+// in the simulator too, without any sign change; inverting ankle roll would
+// tilt the foot by 2a. This agrees with rUNSWift, which did not negate it.
+// No trace moves an ankle roll, so this rests on the model file and the
+// hip-roll traces.
+//
+// RLJ1 (RHipYawPitch) has no joint of its own in LoLA order: it reports
+// nothing and is commanded to mirror LHipYawPitch (same sign: the model
+// gives both the NAO's range [-65.62, 42.44]°).
 var jointMap = [simspark.NumJoints]struct {
 	nao  hal.Joint
 	sign float64
@@ -51,25 +82,31 @@ var jointMap = [simspark.NumJoints]struct {
 	simspark.LLJ3: {hal.LHipPitch, -1, true},
 	simspark.LLJ4: {hal.LKneePitch, -1, true},
 	simspark.LLJ5: {hal.LAnklePitch, -1, true},
-	simspark.LLJ6: {hal.LAnkleRoll, -1, true},
+	simspark.LLJ6: {hal.LAnkleRoll, 1, true},
 	simspark.RLJ1: {hal.LHipYawPitch, 1, true}, // mirrors LHipYawPitch
 	simspark.RLJ2: {hal.RHipRoll, 1, true},
 	simspark.RLJ3: {hal.RHipPitch, -1, true},
 	simspark.RLJ4: {hal.RKneePitch, -1, true},
 	simspark.RLJ5: {hal.RAnklePitch, -1, true},
-	simspark.RLJ6: {hal.RAnkleRoll, -1, true},
+	simspark.RLJ6: {hal.RAnkleRoll, 1, true},
 }
 
-// NAOJoint returns the NAO joint a simulator joint drives and the sign from
-// simulator to NAO angles. ok is false for joints robotd does not drive (the
-// toes of the type-4 model).
-func NAOJoint(j simspark.JointID) (hal.Joint, float64, bool) {
+// NAOJoint returns the NAO joint that simulator joint j drives and the sign
+// from simulator to NAO angles. ok is false for joints robotd does not
+// drive (the toes of the type-4 model).
+func NAOJoint(j simspark.JointID) (n hal.Joint, sign float64, ok bool) {
+	if j >= simspark.NumJoints {
+		return 0, 0, false
+	}
 	m := jointMap[j]
 	return m.nao, m.sign, m.ok
 }
 
-// SimJoints lists the 22 simulator joints of the NAO type-0 model.
-var SimJoints = [...]simspark.JointID{
+// SimJoints returns the 22 joints of the NAO type-0 model, in the order the
+// backend sends them.
+func SimJoints() [22]simspark.JointID { return simJoints }
+
+var simJoints = [22]simspark.JointID{
 	simspark.HJ1, simspark.HJ2,
 	simspark.LAJ1, simspark.LAJ2, simspark.LAJ3, simspark.LAJ4,
 	simspark.RAJ1, simspark.RAJ2, simspark.RAJ3, simspark.RAJ4,
@@ -77,82 +114,120 @@ var SimJoints = [...]simspark.JointID{
 	simspark.RLJ1, simspark.RLJ2, simspark.RLJ3, simspark.RLJ4, simspark.RLJ5, simspark.RLJ6,
 }
 
-// ToNAOFrame maps a simulator torso-frame vector (x right, y forward, z up)
-// to the NAO body frame (x forward, y left, z up).
+// ToNAOFrame maps a vector in the simulator's torso frame (x right, y
+// forward, z up) to the NAO body frame (x forward, y left, z up):
+// nao = (sim_y, -sim_x, sim_z).
 func ToNAOFrame(v [3]float64) hal.Vec3 { return hal.Vec3{X: v[1], Y: -v[0], Z: v[2]} }
 
-// IMU converts GYR (deg/s) and ACC (m/s²) into the HAL's IMU.
-func IMU(gyr, acc [3]float64) hal.IMU {
-	g := ToNAOFrame(gyr)
+// IMUFromSim converts the GYR (deg/s) and ACC (m/s², specific force)
+// perceptors into the HAL's IMU: rad/s and m/s² in the NAO frame.
+func IMUFromSim(gyrDegPerSec, acc [3]float64) hal.IMU {
+	g := ToNAOFrame(gyrDegPerSec)
 	const d2r = math.Pi / 180
 	return hal.IMU{Gyro: hal.Vec3{X: g.X * d2r, Y: g.Y * d2r, Z: g.Z * d2r}, Accel: ToNAOFrame(acc)}
 }
 
 // Controller turns absolute joint targets into motor velocities, one
-// simulator joint at a time. It knows the velocity in force (commands
-// persist until changed) and the two-cycle delay, so it predicts where the
-// joint will be when the next command takes effect and asks for exactly the
-// velocity that lands on the target then: a dead-beat controller that does
-// not oscillate, unlike the proportional one of seed 003's table 3.3.
+// simulator joint at a time. A velocity command persists until changed and
+// takes effect Delay messages after the one it replies to, so when the
+// reply to message k is computed, the reply to message k-1 is still in
+// flight: it will move the joint by v(k-1)·dt between messages k and k+1.
+// Step predicts that angle and asks for the velocity that lands exactly on
+// the target one cycle later (a dead-beat controller, clamped at
+// MaxSpeed). Unlike seed 003's table 3.3 controller, which ignores the
+// command in flight, it does not oscillate.
+//
+// The gain is the measured cycle dt (the joint moves v·dt per cycle), not
+// the thesis' fitted 1.22173. When a joint has rested for 10 cycles or
+// more, the server starts it one cycle late (ODE auto-disable) and may drop
+// a one-cycle command; the controller predicts from measured angles each
+// cycle, so it just arrives a cycle later, without overshoot.
 type Controller struct {
-	// sent is the velocity in force per joint (the last command sent).
+	// sent is the velocity in force per joint: the last command sent.
 	sent [simspark.NumJoints]float64
 }
 
-// Reset forgets the commands in flight (after a reconnect).
+// Reset forgets the commands in flight (after a reconnect or a stop).
 func (c *Controller) Reset() { c.sent = [simspark.NumJoints]float64{} }
 
-// Step returns the velocity (rad/s) to send for joint j, now at angle
-// (rad, simulator sign), to reach target: dt is the measured cycle length.
+// Step returns the velocity (rad/s) to send for joint j, now at angle (rad,
+// simulator sign), to reach target (rad, simulator sign); dt is the
+// measured cycle length in seconds. It records the command as in flight.
 func (c *Controller) Step(j simspark.JointID, angle, target, dt float64) float64 {
-	predicted := angle + c.sent[j]*dt // where the command in flight leaves it
+	predicted := angle + c.sent[j]*dt // where the reply in flight leaves it
 	v := (target - predicted) / dt
 	v = min(max(v, -MaxSpeed), MaxSpeed)
 	c.sent[j] = v
 	return v
 }
 
-// Sent returns the velocity in force for j.
-func (c *Controller) Sent(j simspark.JointID) float64 { return c.sent[j] }
+// Stop records that joint j is commanded to stop and returns 0.
+func (c *Controller) Stop(j simspark.JointID) float64 {
+	c.sent[j] = 0
+	return 0
+}
+
+// InFlight returns the velocity in force for joint j.
+func (c *Controller) InFlight(j simspark.JointID) float64 { return c.sent[j] }
 
 // AngleFilter is seed 003 §3.2.4's simulated angle sensor: a complementary
-// filter that integrates the gyro and pulls towards the tilt the
-// accelerometer implies, ignoring the accelerometer while it reads far from
-// 1 g (teleports, impacts).
+// filter over gyro and accelerometer. It keeps the direction of "up" in the
+// body frame, turns it with the gyro each cycle, and pulls it towards the
+// accelerometer's specific-force direction with time constant Tau,
+// ignoring the accelerometer while it reads far from 1 g (teleports,
+// impacts). Working on the up vector instead of on two angles keeps it
+// right through a fall, where integrating roll and pitch rates separately
+// breaks down.
 type AngleFilter struct {
-	// Alpha is the gyro's weight per cycle (0.98).
-	Alpha float64
-	a     hal.BodyAngles
-	init  bool
+	// Tau is the accelerometer's correction time constant in seconds.
+	Tau  float64
+	up   vec3
+	init bool
 }
 
-// Update advances the filter by dt seconds and returns the angles.
+// Update advances the filter by dt seconds with one IMU reading (NAO frame)
+// and returns the body angles.
 func (f *AngleFilter) Update(imu hal.IMU, dt float64) hal.BodyAngles {
-	ax, ay, az := imu.Accel.X, imu.Accel.Y, imu.Accel.Z
-	norm := math.Sqrt(ax*ax + ay*ay + az*az)
-	accOK := math.Abs(norm-float64(hal.Gravity)) < 0.3*float64(hal.Gravity)
-	var accRoll, accPitch float64
-	if accOK {
-		accRoll = math.Atan2(ay, az)
-		accPitch = math.Atan2(-ax, math.Hypot(ay, az))
-	}
-	if !f.init {
-		if !accOK {
-			return f.a
+	a := vec3{imu.Accel.X, imu.Accel.Y, imu.Accel.Z}
+	n := math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2])
+	accOK := math.Abs(n-float64(hal.Gravity)) < 0.3*float64(hal.Gravity)
+	switch {
+	case !f.init && !accOK:
+		return hal.BodyAngles{}
+	case !f.init:
+		f.up, f.init = a.scale(1/n), true
+	default:
+		w := vec3{imu.Gyro.X, imu.Gyro.Y, imu.Gyro.Z}
+		if wn := math.Sqrt(w[0]*w[0] + w[1]*w[1] + w[2]*w[2]); wn > 0 {
+			// The body turns by w·dt, so a world-fixed vector turns by
+			// -w·dt in body coordinates.
+			r := rot(w.scale(1/wn), -wn*dt)
+			f.up = r.mul(f.up)
 		}
-		f.a = hal.BodyAngles{Roll: hal.Radians(accRoll), Pitch: hal.Radians(accPitch)}
-		f.init = true
-		return f.a
+		if accOK {
+			k := dt / (f.Tau + dt)
+			f.up = f.up.scale(1 - k).add(a.scale(k / n))
+		}
+		if l := math.Sqrt(f.up[0]*f.up[0] + f.up[1]*f.up[1] + f.up[2]*f.up[2]); l > 0 {
+			f.up = f.up.scale(1 / l)
+		}
 	}
-	roll := float64(f.a.Roll) + imu.Gyro.X*dt
-	pitch := float64(f.a.Pitch) + imu.Gyro.Y*dt
-	if accOK {
-		roll = f.Alpha*roll + (1-f.Alpha)*accRoll
-		pitch = f.Alpha*pitch + (1-f.Alpha)*accPitch
-	}
-	f.a = hal.BodyAngles{Roll: hal.Radians(roll), Pitch: hal.Radians(pitch)}
-	return f.a
+	return f.Angles()
 }
 
-// Reset restarts the filter from the next accelerometer reading.
-func (f *AngleFilter) Reset() { f.a, f.init = hal.BodyAngles{}, false }
+// Angles returns the current estimate. With up = Rᵀ·ẑ for R = Ry(pitch)·
+// Rx(roll): roll is positive leaning right and pitch positive leaning
+// forward, as hal.BodyAngles wants.
+func (f *AngleFilter) Angles() hal.BodyAngles {
+	u := f.up
+	if !f.init {
+		return hal.BodyAngles{}
+	}
+	return hal.BodyAngles{
+		Roll:  hal.Radians(math.Atan2(u[1], u[2])),
+		Pitch: hal.Radians(math.Atan2(-u[0], math.Hypot(u[1], u[2]))),
+	}
+}
+
+// Reset restarts the filter from the next plausible accelerometer reading.
+func (f *AngleFilter) Reset() { f.up, f.init = vec3{}, false }

@@ -15,403 +15,542 @@ import (
 	"github.com/robotd/robotd/proto/simspark"
 )
 
-// Backend is a simulated NAO on a SimSpark server. It implements hal.Device
-// and the capabilities a simulated NAO has. All methods but Stats are for
-// the runner's goroutine.
-type Backend struct {
-	cfg Config
-	log *slog.Logger
+// ErrClosed is returned by Next after Close.
+var ErrClosed = errors.New("sim: backend closed")
 
-	conn   net.Conn
-	frames *simspark.FrameReader
-	setup  int // 0: scene sent, 1: init due, 2: beam due, 3: running
-	wbuf   []byte
-	eff    simspark.Effectors
+// errSilent marks a server that stopped sending.
+var errSilent = errors.New("server silent")
 
-	p         simspark.Perception
-	ctl       Controller
-	filter    AngleFilter
-	vis       *visionAdapter
-	simTime   float64 // last server time
-	haveTime  bool
-	dt        float64
-	clock     time.Duration // monotonic tick time across reconnects
-	seq       uint64
-	connected bool
-	nextDial  time.Time
-	backoff   time.Duration
-	lastTick  time.Time
-	timer     *time.Timer
+// Reply number format: 4 decimals is 0.1 mrad/s for velocities, 0.1 mm for
+// beam coordinates.
+var replyFormat = simspark.Format{Decimals: 4}
 
-	joints hal.JointSensors
-	simDeg [simspark.NumJoints]float64 // last angles, simulator sign, rad
-	target [hal.NumJoints]hal.Radians
-	hasCmd bool
-	imu    hal.IMU
-	angles hal.BodyAngles
-	fsr    hal.FSR
-	sonar  hal.Sonar
-	vision hal.Vision
-	game   hal.GameState
-	truth  hal.GroundTruth
+// phase is where a connection is in the handshake. The scene goes out on
+// connecting; init answers the first message and beam the second, as the
+// recorded client did (connect.txt).
+type phase uint8
 
-	errors, reconnects atomic.Uint64
-	badLogged          time.Time
+const (
+	phaseInit phase = iota // init is due with the next reply
+	phaseBeam              // beam is due with the next reply
+	phaseRun               // joint commands
+)
+
+type eventKind uint8
+
+const (
+	evConnected eventKind = iota + 1 // conn is up and the scene was sent
+	evFrame                          // msg is a perceptor message, valid until released
+	evLost                           // the connection ended with err
+)
+
+// event goes from the connection goroutine to Next.
+type event struct {
+	kind eventKind
+	gen  uint64
+	conn net.Conn
+	msg  []byte
+	err  error
 }
 
-// New returns a backend; it connects on the first Next.
+// Backend is a simulated NAO on a SimSpark server (rcssserver3d, or
+// robotd's embedded simulator). It implements hal.Device and the
+// capabilities a simulated NAO has: JointSensor, JointActuator, IMUSensor,
+// BodyAngleSensor, SonarSensor, FSRSensor, VisionSensor, GameStateSensor,
+// GroundTruthSensor and StatsReporter.
+//
+// One goroutine, started by the first Next and ended by Close, dials,
+// sends the scene, and reads frames; everything else happens in the
+// caller's goroutine. All methods but Stats are for one goroutine (the
+// runner's); Stats may be called from any.
+type Backend struct {
+	cfg    Config
+	log    *slog.Logger
+	addr   string
+	period time.Duration
+
+	a    *Adapter
+	p    simspark.Perception
+	eff  simspark.Effectors
+	wbuf []byte
+
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{}
+	events  chan event
+	release chan struct{}
+	started bool
+	closed  bool
+
+	conn        net.Conn // the runner's view; nil while down
+	gen         uint64
+	phase       phase
+	live        bool // a message arrived on conn
+	stalled     bool // live, but silent for ReadTimeout
+	lastMsg     time.Time
+	everLive    bool
+	replyDue    bool // a message awaits its reply
+	connectedAt time.Time
+
+	seq      uint64
+	last     time.Duration // Time of the last tick
+	offset   time.Duration // connected: tick time = sim time + offset
+	lastWall time.Time     // when the last tick was returned
+	timer    *time.Timer
+
+	errors, reconnects atomic.Uint64
+	logAt              time.Duration // tick time of the next allowed malformed-message log
+	suppressed         int
+}
+
+// New returns a backend for cfg. It does not connect: the first Next
+// starts connecting, and Next ticks (disconnected) until the server
+// answers.
 func New(cfg Config, log *slog.Logger) (*Backend, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sim: invalid configuration: %w", err)
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	b := &Backend{cfg: cfg, log: log, vis: newVisionAdapter(cfg.Vision), dt: cfg.Period.D().Seconds(),
-		backoff: cfg.BackoffMin.D(), timer: time.NewTimer(time.Hour)}
-	b.timer.Stop()
-	b.vis.team = []byte(cfg.Team)
-	b.filter.Alpha = cfg.FilterAlpha
-	for _, j := range SimJoints {
-		if n, _, ok := NAOJoint(j); ok {
-			b.joints.Present |= 1 << n
-		}
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &Backend{
+		cfg: cfg, log: log.With("backend", "sim"),
+		addr:   net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)),
+		period: cfg.Period.D(),
+		a:      NewAdapter(cfg),
+		ctx:    ctx, cancel: cancel,
+		done:    make(chan struct{}),
+		events:  make(chan event),
+		release: make(chan struct{}),
+		timer:   time.NewTimer(time.Hour),
 	}
-	b.game.LeftSide = true
+	b.timer.Stop()
 	return b, nil
 }
 
-// Addr returns the server's address.
-func (b *Backend) Addr() string { return net.JoinHostPort(b.cfg.Host, strconv.Itoa(b.cfg.Port)) }
+// Addr returns the server's address, host:port.
+func (b *Backend) Addr() string { return b.addr }
 
-// Stats implements hal.StatsReporter.
+// Stats implements hal.StatsReporter: Errors counts malformed messages,
+// lost connections, silences longer than ReadTimeout and failed writes; Reconnects counts
+// connections that delivered messages after an earlier one had. Safe for
+// concurrent use.
 func (b *Backend) Stats() hal.BackendStats {
 	return hal.BackendStats{Errors: b.errors.Load(), Reconnects: b.reconnects.Load()}
 }
 
-// connect dials the server and sends the scene.
-func (b *Backend) connect(ctx context.Context) error {
-	d := net.Dialer{Timeout: b.cfg.DialTimeout.D()}
-	conn, err := d.DialContext(ctx, "tcp", b.Addr())
-	if err != nil {
-		return fmt.Errorf("sim: connecting to %s: %w", b.Addr(), err)
+// Cycle returns the measured cycle length in seconds (see Adapter.Cycle).
+func (b *Backend) Cycle() float64 { return b.a.Cycle() }
+
+// CameraHeight returns the camera height used for the last See block and
+// whether it came from the forward kinematics (see Adapter.CameraHeight).
+func (b *Backend) CameraHeight() (float64, bool) { return b.a.CameraHeight() }
+
+func (b *Backend) start() {
+	if b.started {
+		return
 	}
-	b.conn = conn
-	b.frames = simspark.NewFrameReader(conn, 0)
-	b.setup = 0
-	b.eff.Reset()
-	b.eff.Scene = b.eff.Intern(b.cfg.Scene)
-	b.eff.AddItem(simspark.EffScene)
-	if err := b.send(); err != nil {
-		b.drop(err)
-		return err
-	}
-	b.setup = 1
-	b.ctl.Reset()
-	b.filter.Reset()
-	b.haveTime = false
-	return nil
+	b.started = true
+	b.lastWall = time.Now()
+	go b.run()
 }
 
-// drop closes the connection after an error.
-func (b *Backend) drop(err error) {
-	if b.conn != nil {
-		b.conn.Close()
-		b.conn = nil
+// run is the connection goroutine: dial, send the scene, hand the
+// connection to Next, read frames until the connection ends, back off,
+// repeat; until b.ctx is cancelled.
+func (b *Backend) run() {
+	defer close(b.done)
+	ctx := b.ctx
+	backoff := b.cfg.BackoffMin.D()
+	var gen uint64
+	failures := 0
+	for {
+		d := net.Dialer{Timeout: b.cfg.DialTimeout.D()}
+		conn, err := d.DialContext(ctx, "tcp", b.addr)
+		if err == nil {
+			gen++
+			var n int
+			n, err = b.serve(ctx, conn, gen)
+			if ctx.Err() != nil {
+				return
+			}
+			if n > 0 {
+				backoff, failures = b.cfg.BackoffMin.D(), 0
+			}
+			if !b.emit(ctx, event{kind: evLost, gen: gen, err: err}) {
+				return
+			}
+		} else {
+			if ctx.Err() != nil {
+				return
+			}
+			if failures == 0 {
+				b.log.Info("cannot reach the simulator; retrying", "addr", b.addr, "err", err)
+			}
+			failures++
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		backoff = min(2*backoff, b.cfg.BackoffMax.D())
 	}
-	if b.connected {
-		b.log.Warn("lost the simulator", "addr", b.Addr(), "err", err)
-	}
-	b.connected = false
-	b.nextDial = time.Now().Add(b.backoff)
-	b.backoff = min(2*b.backoff, b.cfg.BackoffMax.D())
 }
 
-// Next implements hal.Clock: it returns when the next perceptor message has
-// arrived, or, while the server is unreachable, after one nominal period
-// (with Connected false), trying to reconnect meanwhile.
+// serve runs one connection and returns how many frames it delivered and
+// why it ended.
+func (b *Backend) serve(ctx context.Context, conn net.Conn, gen uint64) (int, error) {
+	closed := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { conn.Close(); close(closed) })
+	defer func() {
+		if !stop() {
+			<-closed
+		}
+		conn.Close()
+	}()
+	var e simspark.Effectors
+	e.Scene = e.Intern(b.cfg.Scene)
+	e.AddItem(simspark.EffScene)
+	if b.cfg.Sync {
+		e.AddItem(simspark.EffSyn)
+	}
+	buf, off := simspark.BeginFrame(nil)
+	buf = simspark.EndFrame(e.Append(buf, replyFormat), off)
+	conn.SetWriteDeadline(time.Now().Add(b.cfg.DialTimeout.D()))
+	if _, err := conn.Write(buf); err != nil {
+		return 0, fmt.Errorf("sim: sending the scene to %s: %w", b.addr, err)
+	}
+	conn.SetWriteDeadline(time.Time{})
+	if !b.emit(ctx, event{kind: evConnected, gen: gen, conn: conn}) {
+		return 0, ctx.Err()
+	}
+	fr := simspark.NewFrameReader(conn, 0)
+	for n := 0; ; n++ {
+		msg, err := fr.Next()
+		if err != nil {
+			return n, fmt.Errorf("sim: reading from %s: %w", b.addr, err)
+		}
+		if !b.emit(ctx, event{kind: evFrame, gen: gen, msg: msg}) {
+			return n, ctx.Err()
+		}
+		select { // msg stays valid until Next has parsed it
+		case <-b.release:
+		case <-ctx.Done():
+			return n, ctx.Err()
+		}
+	}
+}
+
+func (b *Backend) emit(ctx context.Context, ev event) bool {
+	select {
+	case b.events <- ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Next implements hal.Clock. While the server runs it returns when the next
+// perceptor message has arrived (Connected true, Time the sim time). While
+// the server is unreachable, still handshaking, or silent for more than
+// ReadTimeout, it returns a tick one nominal period after the previous one
+// (Connected false; sensor values keep their last state). A server silent
+// for DeadTimeout is given up and dialled again. Time never runs
+// backwards, also across reconnects.
 func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
+	if b.closed {
+		return hal.Tick{}, ErrClosed
+	}
 	if err := ctx.Err(); err != nil {
 		return hal.Tick{}, err
 	}
-	for {
-		if b.conn == nil {
-			if !time.Now().Before(b.nextDial) {
-				wasEver := b.seq > 0
-				if err := b.connect(ctx); err != nil {
-					if ctx.Err() != nil {
-						return hal.Tick{}, ctx.Err()
-					}
-					b.drop(err)
-				} else if wasEver {
-					b.reconnects.Add(1)
-					b.log.Info("reconnected to the simulator", "addr", b.Addr())
-				}
-			}
-			if b.conn == nil {
-				return b.idleTick(ctx)
-			}
-		}
-		b.conn.SetReadDeadline(time.Now().Add(b.cfg.ReadTimeout.D()))
-		msg, err := b.frames.Next()
-		if err != nil {
-			b.errors.Add(1)
-			b.drop(err)
-			continue
-		}
-		if err := b.p.Parse(msg); err != nil {
-			b.errors.Add(1)
-			if time.Since(b.badLogged) > time.Second {
-				b.badLogged = time.Now()
-				b.log.Warn("skipping a malformed perceptor message", "err", err)
-			}
-			continue
-		}
-		if !b.connected {
-			b.backoff = b.cfg.BackoffMin.D()
-		}
-		b.connected = true
-		b.absorb()
-		b.seq++
-		b.lastTick = time.Now()
-		return hal.Tick{Seq: b.seq, Time: b.clock, Period: b.cfg.Period.D(), Connected: true}, nil
+	b.start()
+	if b.replyDue && b.cfg.Sync && b.conn != nil {
+		// Commit was skipped: a sync-mode server waits for (syn).
+		b.eff.Reset()
+		b.send(true)
 	}
-}
-
-// idleTick paces a tick by the wall clock while disconnected.
-func (b *Backend) idleTick(ctx context.Context) (hal.Tick, error) {
-	period := b.cfg.Period.D()
-	wait := period - time.Since(b.lastTick)
-	if wait > 0 {
-		b.timer.Reset(wait)
+	b.replyDue = false
+	waitStart := time.Now()
+	for {
+		pace := b.lastWall.Add(b.period)
+		var deadline time.Time
+		switch {
+		case b.live && !b.stalled:
+			deadline = waitStart.Add(b.cfg.ReadTimeout.D())
+		case b.live:
+			deadline = minTime(pace, b.lastMsg.Add(b.cfg.DeadTimeout.D()))
+		case b.conn != nil:
+			deadline = minTime(pace, b.connectedAt.Add(b.cfg.HandshakeTimeout.D()))
+		default:
+			deadline = pace
+		}
+		b.timer.Reset(time.Until(deadline))
 		select {
 		case <-ctx.Done():
 			b.timer.Stop()
 			return hal.Tick{}, ctx.Err()
-		case <-b.timer.C:
-		}
-	}
-	b.lastTick = time.Now()
-	b.seq++
-	b.clock += period
-	return hal.Tick{Seq: b.seq, Time: b.clock, Period: period, Connected: false}, nil
-}
-
-// absorb turns the parsed message into HAL values.
-func (b *Backend) absorb() {
-	p := &b.p
-	var gyr, acc [3]float64
-	var hasIMU, hasSee bool
-	for _, it := range p.Order {
-		switch it.Kind {
-		case simspark.KindTime:
-			if b.haveTime {
-				if d := p.Time - b.simTime; d > 0 && d < 1 {
-					b.dt = d
+		case ev := <-b.events:
+			b.timer.Stop()
+			switch ev.kind {
+			case evConnected:
+				b.attach(ev)
+			case evLost:
+				if ev.gen == b.gen && b.conn != nil {
+					b.drop(ev.err)
 				}
+			case evFrame:
+				if ev.gen != b.gen || b.conn == nil {
+					b.releaseFrame()
+					continue
+				}
+				err := b.p.Parse(ev.msg)
+				b.releaseFrame()
+				if err != nil {
+					b.malformed(err)
+					continue
+				}
+				return b.connectedTick(), nil
 			}
-			b.simTime, b.haveTime = p.Time, true
-		case simspark.KindGYR:
-			gyr, hasIMU = p.GYR.V, true
-		case simspark.KindACC:
-			acc = p.ACC.V
-		case simspark.KindHJ:
-			ja := p.Joints[it.Index]
-			rad := ja.Deg * math.Pi / 180
-			b.simDeg[ja.ID] = rad
-			if n, sign, ok := NAOJoint(ja.ID); ok && ja.ID != simspark.RLJ1 {
-				b.joints.Angle[n] = hal.Radians(sign * rad)
+		case <-b.timer.C:
+			now := time.Now()
+			switch {
+			case b.live && !b.stalled:
+				b.stalled = true
+				b.errors.Add(1)
+				b.log.Warn("the simulator is silent; ticking without it", "addr", b.addr, "after", now.Sub(b.lastMsg))
+				return b.idleTick(now), nil
+			case b.live && now.Sub(b.lastMsg) >= b.cfg.DeadTimeout.D():
+				b.drop(fmt.Errorf("sim: no message from %s for %v: %w", b.addr, b.cfg.DeadTimeout.D(), errSilent))
+			case !b.live && b.conn != nil && now.Sub(b.connectedAt) >= b.cfg.HandshakeTimeout.D():
+				b.drop(fmt.Errorf("sim: no first message from %s within %v: %w", b.addr, b.cfg.HandshakeTimeout.D(), errSilent))
 			}
-		case simspark.KindSee:
-			hasSee = true
-		case simspark.KindGS:
-			b.gameState()
+			if !now.Before(pace) {
+				return b.idleTick(now), nil
+			}
 		}
-	}
-	b.clock += time.Duration(b.dt * float64(time.Second))
-	if hasIMU {
-		b.imu = IMU(gyr, acc)
-		b.angles = b.filter.Update(b.imu, b.dt)
-	}
-	b.fsr = hal.FSR{}
-	for i := range p.FRP {
-		f := &p.FRP[i]
-		kg := max(f.F[2], 0) / float64(hal.Gravity) / 4
-		cells := &b.fsr.Left
-		if p.Is(f.Name, "rf") || p.Is(f.Name, "rf1") {
-			cells = &b.fsr.Right
-		}
-		for c := range cells {
-			cells[c] += kg
-		}
-	}
-	b.vision.Fresh = false
-	if hasSee {
-		headYaw := float64(b.joints.Angle[hal.HeadYaw])
-		b.vis.adapt(p, headYaw, &b.vision, &b.sonar)
-		groundTruth(p, headYaw, &b.truth)
 	}
 }
 
-// playModes maps the server's play modes onto game phases.
-func (b *Backend) gameState() {
-	g := &b.p.GS
-	if g.HasTeam {
-		b.game.LeftSide = b.p.Is(g.Team, "left")
-		b.vis.left = b.game.LeftSide
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
 	}
-	if g.HasScore {
-		if b.game.LeftSide {
-			b.game.ScoreOwn, b.game.ScoreOpp = g.ScoreLeft, g.ScoreRight
+	return a
+}
+
+func (b *Backend) releaseFrame() {
+	select {
+	case b.release <- struct{}{}:
+	case <-b.ctx.Done():
+	}
+}
+
+// attach takes over a new connection whose scene was sent.
+func (b *Backend) attach(ev event) {
+	if b.conn != nil {
+		b.conn.Close()
+	}
+	b.conn, b.gen = ev.conn, ev.gen
+	b.live, b.stalled, b.replyDue, b.phase = false, false, false, phaseInit
+	b.connectedAt = time.Now()
+	b.a.Reset()
+	b.log.Debug("connected; scene sent", "addr", b.addr)
+}
+
+// drop gives up the current connection after err.
+func (b *Backend) drop(err error) {
+	b.errors.Add(1)
+	if b.live {
+		b.log.Warn("lost the simulator", "addr", b.addr, "err", err)
+	} else {
+		b.log.Info("simulator connection failed", "addr", b.addr, "err", err)
+	}
+	b.conn.Close() // ends the connection goroutine's read
+	b.conn, b.live, b.stalled, b.replyDue = nil, false, false, false
+}
+
+// malformed counts and (at most once per second of tick time) logs a
+// message that did not parse, which is skipped.
+func (b *Backend) malformed(err error) {
+	b.errors.Add(1)
+	if b.last >= b.logAt {
+		b.log.Warn("skipping a malformed perceptor message", "err", err, "suppressed", b.suppressed)
+		b.logAt, b.suppressed = b.last+time.Second, 0
+	} else {
+		b.suppressed++
+	}
+	if b.cfg.Sync && b.conn != nil {
+		// The server still waits for this cycle's (syn).
+		b.eff.Reset()
+		b.send(true)
+	}
+}
+
+func (b *Backend) connectedTick() hal.Tick {
+	if !b.live {
+		b.live = true
+		if b.everLive {
+			b.reconnects.Add(1)
+			b.log.Info("reconnected to the simulator", "addr", b.addr)
 		} else {
-			b.game.ScoreOwn, b.game.ScoreOpp = g.ScoreRight, g.ScoreLeft
+			b.log.Info("connected to the simulator", "addr", b.addr)
+		}
+		b.everLive = true
+	}
+	if b.stalled {
+		b.stalled = false
+		b.log.Info("the simulator is back", "addr", b.addr)
+	}
+	b.a.Update(&b.p)
+	b.replyDue = true
+	cycle := time.Duration(math.Round(b.a.Cycle() * float64(time.Second)))
+	t := b.last + cycle
+	if st, ok := b.a.SimTime(); ok {
+		t = time.Duration(math.Round(st*float64(time.Second))) + b.offset
+		if b.seq > 0 && t <= b.last {
+			// A new connection (or a server restart) with an earlier
+			// sim time: shift so that time goes on.
+			b.offset += b.last + cycle - t
+			t = b.last + cycle
 		}
 	}
-	if g.HasTime {
-		b.game.GameTime = time.Duration(g.Time * float64(time.Second))
-	}
-	if !g.HasPlayMode {
-		return
-	}
-	pm := b.p.Bytes(g.PlayMode)
-	side := "Left"
-	if !b.game.LeftSide {
-		side = "Right"
-	}
-	b.game.OurKickOff = false
-	switch string(pm) {
-	case "BeforeKickOff":
-		b.game.Phase, b.game.PlayMode = hal.PhaseSet, 0
-	case "KickOff_Left", "KickOff_Right":
-		b.game.Phase, b.game.PlayMode = hal.PhasePlaying, 1
-		b.game.OurKickOff = string(pm) == "KickOff_"+side
-	case "PlayOn":
-		b.game.Phase, b.game.PlayMode = hal.PhasePlaying, 3
-	case "GameOver":
-		b.game.Phase, b.game.PlayMode = hal.PhaseFinished, 255
-	default:
-		b.game.Phase, b.game.PlayMode = hal.PhasePlaying, 254
-	}
+	b.seq++
+	b.last, b.lastWall = t, time.Now()
+	b.lastMsg = b.lastWall
+	return hal.Tick{Seq: b.seq, Time: t, Period: cycle, Connected: true}
 }
 
-// send writes the effector message in b.eff as one frame.
-func (b *Backend) send() error {
-	if b.cfg.Sync {
-		b.eff.AddItem(simspark.EffSyn)
+func (b *Backend) idleTick(now time.Time) hal.Tick {
+	b.seq++
+	b.last += b.period
+	b.lastWall = now
+	b.a.markStale()
+	return hal.Tick{Seq: b.seq, Time: b.last, Period: b.period, Connected: false}
+}
+
+// Commit implements hal.Device: it answers the current message with init
+// or beam during the handshake and then with the joint velocities that
+// steer every joint to its target, all in one frame ending with (syn) in
+// sync mode. It sends nothing on a disconnected tick.
+func (b *Backend) Commit(context.Context) error {
+	if !b.replyDue || b.conn == nil {
+		return nil
 	}
-	buf, off := simspark.BeginFrame(b.wbuf[:0])
-	buf = b.eff.Append(buf, simspark.Format{Decimals: 4})
-	b.wbuf = simspark.EndFrame(buf, off)
-	b.conn.SetWriteDeadline(time.Now().Add(b.cfg.ReadTimeout.D()))
-	if _, err := b.conn.Write(b.wbuf); err != nil {
-		return fmt.Errorf("sim: sending to %s: %w", b.Addr(), err)
+	b.eff.Reset()
+	switch b.phase {
+	case phaseInit:
+		b.eff.HasUnum, b.eff.Unum = true, b.cfg.Player
+		b.eff.HasTeam, b.eff.Team = true, b.eff.Intern(b.cfg.Team)
+		b.eff.AddItem(simspark.EffInit)
+		b.phase = phaseBeam
+	case phaseBeam:
+		b.eff.Beam = [3]float64{b.cfg.Beam.X, b.cfg.Beam.Y, b.cfg.Beam.Deg}
+		b.eff.AddItem(simspark.EffBeam)
+		b.phase = phaseRun
+	default:
+		b.a.AppendJointVelocities(&b.eff)
+	}
+	return b.send(true)
+}
+
+// SafeState implements hal.Device: it sends a zero velocity for every
+// joint (a SimSpark robot has no stiffness to turn off) and returns. The
+// targets are forgotten until the next WriteJoints.
+func (b *Backend) SafeState(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("sim: safe state: %w", err)
+	}
+	b.eff.Reset()
+	b.a.AppendStop(&b.eff)
+	if b.conn == nil || b.phase != phaseRun {
+		return nil
+	}
+	if err := b.send(b.replyDue); err != nil {
+		return fmt.Errorf("sim: safe state: %w", err)
 	}
 	return nil
 }
 
-// Commit sends this cycle's reply: init and beam while starting up, then
-// the joint velocities that bring every joint to its target.
-func (b *Backend) Commit(context.Context) error {
-	if b.conn == nil || !b.connected {
+// send writes b.eff (plus (syn) in sync mode if syn) as one frame; the
+// current message counts as answered.
+func (b *Backend) send(syn bool) error {
+	if syn && b.cfg.Sync {
+		b.eff.AddItem(simspark.EffSyn)
+	}
+	b.replyDue = false
+	if len(b.eff.Order) == 0 {
 		return nil
 	}
-	b.eff.Reset()
-	switch b.setup {
-	case 1:
-		b.eff.HasUnum, b.eff.Unum = true, b.cfg.Player
-		b.eff.HasTeam, b.eff.Team = true, b.eff.Intern(b.cfg.Team)
-		b.eff.AddItem(simspark.EffInit)
-		b.setup = 2
-	case 2:
-		b.eff.Beam = b.cfg.Beam
-		b.eff.AddItem(simspark.EffBeam)
-		b.setup = 3
-	default:
-		if b.hasCmd {
-			b.jointCommands()
-		}
-	}
-	if err := b.send(); err != nil {
-		b.errors.Add(1)
+	buf, off := simspark.BeginFrame(b.wbuf[:0])
+	b.wbuf = simspark.EndFrame(b.eff.Append(buf, replyFormat), off)
+	b.conn.SetWriteDeadline(time.Now().Add(b.cfg.ReadTimeout.D()))
+	if _, err := b.conn.Write(b.wbuf); err != nil {
+		err = fmt.Errorf("sim: sending to %s: %w", b.addr, err)
 		b.drop(err)
 		return err
 	}
 	return nil
 }
 
-func (b *Backend) jointCommands() {
-	for _, j := range SimJoints {
-		n, sign, _ := NAOJoint(j)
-		target := sign * float64(b.target[n]) // RLJ1 mirrors LHipYawPitch
-		b.eff.AddJoint(j, b.ctl.Step(j, b.simDeg[j], target, b.dt))
-	}
-}
-
-// SafeState stops every joint: a simulated NAO has no stiffness, so zero
-// velocities are as limp as it gets.
-func (b *Backend) SafeState(ctx context.Context) error {
-	b.hasCmd = false
-	if b.conn == nil || b.setup < 3 {
-		return nil
-	}
-	b.eff.Reset()
-	for _, j := range SimJoints {
-		b.eff.AddJoint(j, 0)
-	}
-	if err := b.send(); err != nil {
-		return err
-	}
-	b.ctl.Reset()
-	return nil
-}
-
-// Close closes the connection.
+// Close implements hal.Device: it ends the connection goroutine and closes
+// the connection. It does not imply SafeState.
 func (b *Backend) Close() error {
-	b.timer.Stop()
-	if b.conn == nil {
+	if b.closed {
 		return nil
 	}
-	err := b.conn.Close()
-	b.conn = nil
-	if err != nil && !errors.Is(err, net.ErrClosed) {
-		return fmt.Errorf("sim: closing: %w", err)
+	b.closed = true
+	b.timer.Stop()
+	b.cancel()
+	if b.started {
+		<-b.done
 	}
+	b.conn = nil
 	return nil
 }
 
 // ReadJoints implements hal.JointSensor.
-func (b *Backend) ReadJoints(v *hal.JointSensors) { *v = b.joints }
+func (b *Backend) ReadJoints(v *hal.JointSensors) { b.a.ReadJoints(v) }
 
-// WriteJoints implements hal.JointActuator; stiffness is ignored (the
-// simulator has none), and a zero stiffness holds the joint where it is.
-func (b *Backend) WriteJoints(c *hal.JointCommand) {
-	for j := range hal.NumJoints {
-		if c.Stiffness[j] > 0 {
-			b.target[j] = c.Angle[j]
-		} else {
-			b.target[j] = b.joints.Angle[j]
-		}
-	}
-	b.hasCmd = true
-}
+// WriteJoints implements hal.JointActuator (see Adapter.WriteJoints).
+func (b *Backend) WriteJoints(c *hal.JointCommand) { b.a.WriteJoints(c) }
 
 // ReadIMU implements hal.IMUSensor.
-func (b *Backend) ReadIMU(v *hal.IMU) { *v = b.imu }
+func (b *Backend) ReadIMU(v *hal.IMU) { b.a.ReadIMU(v) }
 
 // ReadBodyAngles implements hal.BodyAngleSensor.
-func (b *Backend) ReadBodyAngles(v *hal.BodyAngles) { *v = b.angles }
+func (b *Backend) ReadBodyAngles(v *hal.BodyAngles) { b.a.ReadBodyAngles(v) }
 
 // ReadFSR implements hal.FSRSensor.
-func (b *Backend) ReadFSR(v *hal.FSR) { *v = b.fsr }
+func (b *Backend) ReadFSR(v *hal.FSR) { b.a.ReadFSR(v) }
 
 // ReadSonar implements hal.SonarSensor.
-func (b *Backend) ReadSonar(v *hal.Sonar) { *v = b.sonar }
+func (b *Backend) ReadSonar(v *hal.Sonar) { b.a.ReadSonar(v) }
 
 // ReadVision implements hal.VisionSensor.
-func (b *Backend) ReadVision(v *hal.Vision) { *v = b.vision }
+func (b *Backend) ReadVision(v *hal.Vision) { b.a.ReadVision(v) }
 
 // ReadGameState implements hal.GameStateSensor.
-func (b *Backend) ReadGameState(v *hal.GameState) { *v = b.game }
+func (b *Backend) ReadGameState(v *hal.GameState) { b.a.ReadGameState(v) }
 
 // ReadGroundTruth implements hal.GroundTruthSensor.
-func (b *Backend) ReadGroundTruth(v *hal.GroundTruth) { *v = b.truth }
+func (b *Backend) ReadGroundTruth(v *hal.GroundTruth) { b.a.ReadGroundTruth(v) }
+
+// Interface checks.
+var (
+	_ hal.Device            = (*Backend)(nil)
+	_ hal.JointSensor       = (*Backend)(nil)
+	_ hal.JointActuator     = (*Backend)(nil)
+	_ hal.IMUSensor         = (*Backend)(nil)
+	_ hal.BodyAngleSensor   = (*Backend)(nil)
+	_ hal.SonarSensor       = (*Backend)(nil)
+	_ hal.FSRSensor         = (*Backend)(nil)
+	_ hal.VisionSensor      = (*Backend)(nil)
+	_ hal.GameStateSensor   = (*Backend)(nil)
+	_ hal.GroundTruthSensor = (*Backend)(nil)
+	_ hal.StatsReporter     = (*Backend)(nil)
+)

@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"sync"
@@ -16,221 +17,561 @@ import (
 	"github.com/robotd/robotd/proto/simspark"
 )
 
-// fakeServer is a real TCP server that plays back recorded perceptor
-// messages, one per agent reply (like a sync-mode server), and records what
-// the agent sends.
+// fakeServer is a real TCP server that plays recorded perceptor messages
+// and records every frame the agent sends, per connection. In lockstep mode
+// (like a sync-mode server with one agent) it sends the next message when
+// a frame arrives; otherwise it sends one every period (real time), after
+// the scene.
 type fakeServer struct {
-	ln   net.Listener
-	msgs [][]byte
-	mu   sync.Mutex
-	got  []string
-	conn net.Conn
+	ln     net.Listener
+	msgs   [][]byte
+	period time.Duration // 0: lockstep
+	// silentAfter makes every connection stop sending (but stay open)
+	// after that many messages (-1: send nothing; 0: never stop).
+	silentAfter int
+	// pause delays the message with index pauseAt on each connection.
+	pause   time.Duration
+	pauseAt int
+	// bad, when set, replaces the message with this index.
+	bad    []byte
+	badIdx int
+
+	mu    sync.Mutex
+	conns []net.Conn
+	got   [][]string
+	wg    sync.WaitGroup
 }
 
-func newFakeServer(t *testing.T, addr string, msgs [][]byte) *fakeServer {
+func newFakeServer(t *testing.T, addr string, msgs [][]byte, period time.Duration) *fakeServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("listening on %s: %v", addr, err)
 	}
-	s := &fakeServer{ln: ln, msgs: msgs}
-	go s.serve()
+	return &fakeServer{ln: ln, msgs: msgs, period: period, badIdx: -1}
+}
+
+func (s *fakeServer) start() *fakeServer {
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			c, err := s.ln.Accept()
+			if err != nil {
+				return
+			}
+			s.mu.Lock()
+			idx := len(s.got)
+			s.conns = append(s.conns, c)
+			s.got = append(s.got, nil)
+			s.mu.Unlock()
+			s.wg.Add(1)
+			go s.handle(c, idx)
+		}
+	}()
 	return s
 }
 
-func (s *fakeServer) serve() {
-	for {
-		c, err := s.ln.Accept()
+func (s *fakeServer) msg(i int) []byte {
+	if i == s.badIdx {
+		return s.bad
+	}
+	return s.msgs[i%len(s.msgs)]
+}
+
+func (s *fakeServer) handle(c net.Conn, idx int) {
+	defer s.wg.Done()
+	defer c.Close()
+	fr := simspark.NewFrameReader(c, 0)
+	record := func() bool {
+		b, err := fr.Next()
 		if err != nil {
-			return
+			return false
 		}
 		s.mu.Lock()
-		s.conn = c
+		s.got[idx] = append(s.got[idx], string(b))
 		s.mu.Unlock()
-		go func() {
-			defer c.Close()
-			fr := simspark.NewFrameReader(c, 0)
-			// The scene comes first, before any perceptor message.
-			for i := 0; ; i++ {
-				b, err := fr.Next()
-				if err != nil {
-					return
-				}
-				s.mu.Lock()
-				s.got = append(s.got, string(b))
-				s.mu.Unlock()
-				if _, err := c.Write(simspark.AppendFrame(nil, s.msgs[i%len(s.msgs)])); err != nil {
-					return
-				}
+		return true
+	}
+	if !record() { // the scene comes first
+		return
+	}
+	send := func(i int) bool {
+		if s.silentAfter != 0 && i >= s.silentAfter {
+			return true
+		}
+		if s.pause > 0 && i == s.pauseAt {
+			time.Sleep(s.pause)
+		}
+		_, err := c.Write(simspark.AppendFrame(nil, s.msg(i)))
+		return err == nil
+	}
+	if s.period == 0 {
+		for i := 0; send(i) && record(); i++ {
+		}
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for record() {
+		}
+	}()
+	tk := time.NewTicker(s.period)
+	defer tk.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-done:
+			return
+		case <-tk.C:
+			if !send(i) {
+				c.Close()
+				<-done
+				return
 			}
-		}()
+		}
 	}
 }
 
-func (s *fakeServer) sent() []string {
+// sent returns the frames received on connection i.
+func (s *fakeServer) sent(i int) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]string(nil), s.got...)
+	if i >= len(s.got) {
+		return nil
+	}
+	return append([]string(nil), s.got[i]...)
 }
 
+// waitSent waits (up to a second) for n frames on connection i and returns
+// them.
+func (s *fakeServer) waitSent(i, n int) []string {
+	deadline := time.Now().Add(time.Second)
+	for len(s.sent(i)) < n && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	return s.sent(i)
+}
+
+func (s *fakeServer) connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.got)
+}
+
+// kill closes the listener and every connection and waits for the server's
+// goroutines.
 func (s *fakeServer) kill() {
 	s.ln.Close()
 	s.mu.Lock()
-	if s.conn != nil {
-		s.conn.Close()
+	for _, c := range s.conns {
+		c.Close()
 	}
 	s.mu.Unlock()
+	s.wg.Wait()
 }
 
-func TestClientConnectsSyncsAndReconnects(t *testing.T) {
-	defer leaktest.Check(t)()
+func connectMessages(t testing.TB) [][]byte {
 	var msgs [][]byte
-	for _, m := range readTrace(t, "connect.txt") {
+	for _, m := range traces.Read(t, "connect.txt") {
 		if m.Dir == "in" {
 			msgs = append(msgs, m.Payload)
 		}
 	}
-	srv := newFakeServer(t, "127.0.0.1:0", msgs)
-	addr := srv.ln.Addr().(*net.TCPAddr)
+	if len(msgs) < 50 {
+		t.Fatalf("connect.txt: only %d perceptor messages", len(msgs))
+	}
+	return msgs
+}
+
+func testConfig(port int, sync bool) Config {
 	cfg := DefaultConfig()
-	cfg.Port, cfg.Team, cfg.Player, cfg.Sync = addr.Port, "T", 3, true
-	cfg.Beam = [3]float64{-1.5, 0.5, 90}
-	cfg.ReadTimeout = config.Duration(200 * time.Millisecond)
-	cfg.BackoffMin = config.Duration(20 * time.Millisecond)
+	cfg.Port, cfg.Team, cfg.Player, cfg.Sync = port, "T", 3, sync
+	cfg.Beam = Beam{X: -1.5, Y: 0.5, Deg: 90}
+	cfg.ReadTimeout = config.Duration(500 * time.Millisecond) // the machine is shared
+	cfg.DeadTimeout = config.Duration(time.Second)
+	cfg.HandshakeTimeout = config.Duration(2 * time.Second)
+	cfg.BackoffMin = config.Duration(10 * time.Millisecond)
+	cfg.BackoffMax = config.Duration(40 * time.Millisecond)
+	return cfg
+}
+
+// stepper runs the runner's cycle against a backend: Next, read the
+// sensors, write a joint command, Commit.
+type stepper struct {
+	t    *testing.T
+	b    *Backend
+	last hal.Tick
+	cmd  hal.JointCommand
+}
+
+func (s *stepper) step() hal.Tick {
+	s.t.Helper()
+	tk, err := s.b.Next(context.Background())
+	if err != nil {
+		s.t.Fatalf("Next: %v", err)
+	}
+	if tk.Seq != s.last.Seq+1 || tk.Time <= s.last.Time {
+		s.t.Fatalf("tick %+v after %+v: want Seq+1 and a later Time", tk, s.last)
+	}
+	var js hal.JointSensors
+	s.b.ReadJoints(&js)
+	s.b.WriteJoints(&s.cmd)
+	if err := s.b.Commit(context.Background()); err != nil && tk.Connected {
+		s.t.Logf("Commit: %v", err) // the server may just have gone
+	}
+	s.last = tk
+	return tk
+}
+
+// until steps until cond holds for a tick, or fails after timeout.
+func (s *stepper) until(what string, timeout time.Duration, cond func(hal.Tick) bool) hal.Tick {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if tk := s.step(); cond(tk) {
+			return tk
+		}
+	}
+	s.t.Fatalf("no tick with %s within %v (last %+v, stats %+v)", what, timeout, s.last, s.b.Stats())
+	return hal.Tick{}
+}
+
+func connected(tk hal.Tick) bool    { return tk.Connected }
+func disconnected(tk hal.Tick) bool { return !tk.Connected }
+
+// checkHandshake checks that a connection's first frames were scene, init
+// and beam, and that a joint reply followed, with (syn) on all of them in
+// sync mode and on none otherwise.
+func checkHandshake(t *testing.T, got []string, sync bool) {
+	t.Helper()
+	want := []string{"(scene rsg/agent/nao/nao.rsg)", "(init (unum 3)(teamname T))", "(beam -1.5000 0.5000 90.0000)"}
+	if len(got) < 4 {
+		t.Fatalf("server got %q, want scene, init, beam and joint commands", got)
+	}
+	for i, w := range want {
+		if sync {
+			w += "(syn)"
+		}
+		if got[i] != w {
+			t.Fatalf("frame %d: %q, want %q", i, got[i], w)
+		}
+	}
+	j := got[3]
+	if !strings.HasPrefix(j, "(he1 ") || !strings.Contains(j, "(rle6 ") || strings.Count(j, "(") != 22+btoi(sync) ||
+		strings.HasSuffix(j, "(syn)") != sync {
+		t.Fatalf("joint reply %q: want 22 joint velocities, (syn) %v", j, sync)
+	}
+	for _, f := range got {
+		if strings.Contains(f, "(syn)") != sync {
+			t.Fatalf("frame %q: (syn) should be there: %v", f, sync)
+		}
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestClientConnectsAndReconnects(t *testing.T) {
+	msgs := connectMessages(t)
+	for _, tc := range []struct {
+		name   string
+		sync   bool
+		period time.Duration
+	}{
+		{"sync mode, lockstep server", true, 0},
+		{"real-time mode, 10 ms server", false, 10 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer leaktest.Check(t)()
+			srv := newFakeServer(t, "127.0.0.1:0", msgs, tc.period).start()
+			defer srv.kill()
+			addr := srv.ln.Addr().(*net.TCPAddr)
+			b, err := New(testConfig(addr.Port, tc.sync), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			s := &stepper{t: t, b: b}
+			for j := range s.cmd.Stiffness {
+				s.cmd.Stiffness[j] = 1
+			}
+			s.cmd.Angle[hal.HeadYaw] = 0.5
+
+			first := s.until("Connected", 5*time.Second, connected)
+			for range 20 {
+				if tk := s.step(); !tk.Connected {
+					t.Fatalf("disconnected tick %+v while the server runs (stats %+v)", tk, b.Stats())
+				}
+			}
+			// Tick time is sim time (connect.txt starts at 4.05 s).
+			if first.Time < 4*time.Second || s.last.Time-first.Time != 20*10*time.Millisecond {
+				t.Errorf("tick times %v … %v: want the server's sim time, 10 ms apart", first.Time, s.last.Time)
+			}
+			if c := b.Cycle(); c < 0.0099 || c > 0.0101 {
+				t.Errorf("measured cycle %v s", c)
+			}
+			checkHandshake(t, srv.waitSent(0, 4), tc.sync)
+
+			// The server goes away: ticks go on, paced at the period, with
+			// Connected false and the last sensor values.
+			var before hal.JointSensors
+			b.ReadJoints(&before)
+			srv.kill()
+			down := s.until("Connected false", 2*time.Second, disconnected)
+			t0 := time.Now()
+			for range 10 {
+				prev := s.last
+				if tk := s.step(); tk.Connected || tk.Time-prev.Time != b.cfg.Period.D() {
+					t.Fatalf("tick %+v after %+v while down: want Connected false, one period later", tk, prev)
+				}
+			}
+			if el := time.Since(t0); el < 9*b.cfg.Period.D() {
+				t.Errorf("10 disconnected ticks took %v, want them paced at %v", el, b.cfg.Period.D())
+			}
+			if s.last.Time-down.Time != 10*b.cfg.Period.D() {
+				t.Errorf("disconnected ticks advanced %v in 10 ticks", s.last.Time-down.Time)
+			}
+			var after hal.JointSensors
+			b.ReadJoints(&after)
+			if after != before {
+				t.Errorf("joint sensors changed while disconnected")
+			}
+			if b.Stats().Errors == 0 {
+				t.Errorf("the lost connection was not counted: %+v", b.Stats())
+			}
+
+			// It comes back on the same port: the backend reconnects,
+			// re-runs scene, init and beam, and time goes on (the new
+			// server starts again at 4.05 s).
+			srv2 := newFakeServer(t, addr.String(), msgs, tc.period).start()
+			defer srv2.kill()
+			back := s.until("Connected again", 5*time.Second, connected)
+			for range 5 {
+				s.step()
+			}
+			if back.Time <= down.Time || b.Stats().Reconnects != 1 {
+				t.Errorf("reconnected at %v (down at %v), stats %+v", back.Time, down.Time, b.Stats())
+			}
+			checkHandshake(t, srv2.waitSent(0, 4), tc.sync)
+
+			// SafeState stops every joint at once.
+			if err := b.SafeState(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			var lastFrame string
+			for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+				got := srv2.sent(0)
+				if lastFrame = got[len(got)-1]; strings.Count(lastFrame, " 0.0000)") == 22 {
+					break
+				}
+			}
+			if strings.Count(lastFrame, " 0.0000)") != 22 || strings.Count(lastFrame, "(") != 22 {
+				t.Fatalf("after SafeState the server got %q last, want 22 zero velocities", lastFrame)
+			}
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Next(context.Background()); !errors.Is(err, ErrClosed) {
+				t.Errorf("Next after Close: %v", err)
+			}
+		})
+	}
+}
+
+// TestClientSilentServer checks the three kinds of silence: a server that
+// pauses for longer than the read timeout (ticks go on disconnected, then
+// the same connection resumes), one that stops sending but keeps the
+// connection (given up after the dead timeout, then dialled again), and
+// one that never sends its first message (given up after the handshake
+// timeout).
+func TestClientSilentServer(t *testing.T) {
+	defer leaktest.Check(t)()
+	msgs := connectMessages(t)
+	srv := newFakeServer(t, "127.0.0.1:0", msgs, 0)
+	srv.pause, srv.pauseAt = 150*time.Millisecond, 10
+	srv.silentAfter = 30
+	srv.start()
+	defer srv.kill()
+	cfg := testConfig(srv.ln.Addr().(*net.TCPAddr).Port, true)
+	cfg.ReadTimeout = config.Duration(50 * time.Millisecond)
+	cfg.DeadTimeout = config.Duration(300 * time.Millisecond)
+	cfg.HandshakeTimeout = config.Duration(150 * time.Millisecond)
 	b, err := New(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	step := func() hal.Tick {
-		t.Helper()
-		tk, err := b.Next(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var c hal.JointCommand
-		c.Angle[hal.HeadYaw] = 0.5
-		for j := range c.Stiffness {
-			c.Stiffness[j] = 1
-		}
-		b.WriteJoints(&c)
-		if err := b.Commit(ctx); err != nil && tk.Connected {
-			t.Fatal(err)
-		}
-		return tk
-	}
-	var last hal.Tick
-	for range 10 {
-		tk := step()
-		if !tk.Connected || tk.Seq <= last.Seq || tk.Time <= last.Time {
-			t.Fatalf("tick %+v after %+v", tk, last)
-		}
-		last = tk
-	}
-	got := srv.sent()
-	want := []string{"(scene rsg/agent/nao/nao.rsg)(syn)", "(init(unum 3)(teamname T))(syn)", "(beam -1.5000 0.5000 90.0000)(syn)"}
-	for i, w := range want {
-		if got[i] != w {
-			t.Fatalf("message %d sent %q, want %q", i, got[i], w)
-		}
-	}
-	if !strings.HasPrefix(got[3], "(he1 ") || !strings.HasSuffix(got[3], "(syn)") || !strings.Contains(got[3], "(rle6 ") || strings.Count(got[3], "(") != 23 {
-		t.Fatalf("joint reply %q: want 22 joint velocities and (syn)", got[3])
-	}
-	// dt comes from the time perceptor (10 ms in the recording).
-	if b.dt < 0.0099 || b.dt > 0.0101 {
-		t.Fatalf("measured cycle %v s", b.dt)
-	}
+	defer b.Close()
+	s := &stepper{t: t, b: b}
 
-	// The server goes away: ticks go on, paced, with Connected false.
+	// A pause: disconnected ticks, then the same connection again.
+	s.until("Connected", 5*time.Second, connected)
+	paused := s.until("Connected false (pause)", 2*time.Second, disconnected)
+	resumed := s.until("Connected after the pause", 2*time.Second, connected)
+	if st := b.Stats(); st.Reconnects != 0 || srv.connections() != 1 || st.Errors != 1 {
+		t.Errorf("after a pause: stats %+v, %d connections; want the silence counted and no reconnect", st, srv.connections())
+	}
+	t.Logf("paused: disconnected at %v, resumed at %v on the same connection", paused.Time, resumed.Time)
+
+	// Silent for good: given up after the dead timeout and dialled again.
+	down := s.until("Connected false (silent)", 2*time.Second, disconnected)
+	back := s.until("Connected again", 5*time.Second, connected)
+	if st := b.Stats(); st.Reconnects != 1 || srv.connections() != 2 || back.Time <= down.Time {
+		t.Errorf("after a dead server: stats %+v, %d connections, down at %v, back at %v", st, srv.connections(), down.Time, back.Time)
+	}
+	for range 5 {
+		s.step()
+	}
+	checkHandshake(t, srv.waitSent(1, 4), true)
+
+	// Silent from the start: never connected, the handshake times out
+	// and the backend keeps trying.
 	srv.kill()
-	sawDown := false
-	for range 20 {
-		tk := step()
-		if tk.Seq <= last.Seq || tk.Time <= last.Time {
-			t.Fatalf("tick went backwards while down: %+v after %+v", tk, last)
-		}
-		last = tk
-		if !tk.Connected {
-			sawDown = true
-			break
-		}
-	}
-	if !sawDown || b.Stats().Errors == 0 {
-		t.Fatalf("no disconnected tick after the server died (stats %+v)", b.Stats())
-	}
-
-	// It comes back on the same port: the backend reconnects and re-inits.
-	srv2 := newFakeServer(t, addr.String(), msgs)
+	srv2 := newFakeServer(t, srv.ln.Addr().String(), msgs, 0)
+	srv2.silentAfter = -1 // never sends anything
+	srv2.start()
 	defer srv2.kill()
-	deadline := time.Now().Add(5 * time.Second)
-	for !last.Connected && time.Now().Before(deadline) {
-		last = step()
+	s.until("Connected false", 2*time.Second, disconnected)
+	deadline := time.Now().Add(3 * time.Second)
+	for srv2.connections() < 2 && time.Now().Before(deadline) {
+		if s.step().Connected {
+			t.Fatal("connected to a server that never sends")
+		}
 	}
-	if !last.Connected || b.Stats().Reconnects != 1 {
-		t.Fatalf("did not reconnect: %+v, stats %+v", last, b.Stats())
+	if srv2.connections() < 2 {
+		t.Errorf("%d connections to a silent server: want the handshake timeout to retry", srv2.connections())
 	}
-	for range 3 {
-		step()
-	}
-	if got := srv2.sent(); len(got) < 3 || !strings.HasPrefix(got[1], "(init") || !strings.HasPrefix(got[2], "(beam") {
-		t.Fatalf("after reconnecting sent %q, want scene, init, beam again", got)
-	}
-	if err := b.SafeState(ctx); err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
-	srv2.kill()
 }
 
-func TestCycleDoesNotAllocate(t *testing.T) {
-	var msg []byte
-	for _, m := range readTrace(t, "vision_headsweep.txt") {
-		if m.Dir == "in" && bytes.Contains(m.Payload, []byte("(See")) {
-			msg = m.Payload
-			break
-		}
-	}
-	b, err := New(DefaultConfig(), nil)
+// TestClientSkipsMalformedMessages sends a malformed message in the middle
+// of the stream: it is counted and skipped, the backend keeps going, and in
+// sync mode it still answers with (syn).
+func TestClientSkipsMalformedMessages(t *testing.T) {
+	defer leaktest.Check(t)()
+	msgs := connectMessages(t)
+	srv := newFakeServer(t, "127.0.0.1:0", msgs, 0)
+	srv.bad, srv.badIdx = []byte("(time (now 4.2)(GYR"), 20
+	srv.start()
+	defer srv.kill()
+	b, err := New(testConfig(srv.ln.Addr().(*net.TCPAddr).Port, true), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c hal.JointCommand
-	b.WriteJoints(&c)
-	var out []byte
-	cycle := func() {
-		if err := b.p.Parse(msg); err != nil {
+	defer b.Close()
+	s := &stepper{t: t, b: b}
+	s.until("Connected", 5*time.Second, connected)
+	for range 40 {
+		if tk := s.step(); !tk.Connected {
+			t.Fatalf("disconnected after a malformed message: %+v, stats %+v", tk, b.Stats())
+		}
+	}
+	if st := b.Stats(); st.Errors != 1 || st.Reconnects != 0 {
+		t.Errorf("stats %+v, want exactly one error", st)
+	}
+}
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Port = -1
+	if _, err := New(cfg, nil); err == nil || !strings.Contains(err.Error(), "port") {
+		t.Fatalf("New with port -1: %v", err)
+	}
+}
+
+func TestNextHonoursContext(t *testing.T) {
+	defer leaktest.Check(t)()
+	cfg := testConfig(1, false) // nothing listens on port 1
+	b, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	tk, err := b.Next(ctx)
+	if err != nil || tk.Connected || tk.Seq != 1 {
+		t.Fatalf("first tick without a server: %+v, %v", tk, err)
+	}
+	cancel()
+	if _, err := b.Next(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Next with a cancelled context: %v", err)
+	}
+}
+
+// cycleMessages returns a few recorded messages, with and without See.
+func cycleMessages(t testing.TB) [][]byte {
+	var msgs [][]byte
+	for _, m := range traces.Read(t, "vision_headsweep.txt") {
+		if m.Dir == "in" && m.Cycle >= 60 && len(msgs) < 6 {
+			msgs = append(msgs, m.Payload)
+		}
+	}
+	if !bytes.Contains(bytes.Join(msgs, nil), []byte("(See")) {
+		t.Fatal("no See block among the cycle messages")
+	}
+	return msgs
+}
+
+// cycle is one steady-state cycle without the socket: parse, adapt, encode
+// the reply frame.
+type cycle struct {
+	a    *Adapter
+	p    simspark.Perception
+	e    simspark.Effectors
+	out  []byte
+	msgs [][]byte
+	i    int
+}
+
+func newCycle(t testing.TB) *cycle {
+	c := &cycle{a: NewAdapter(DefaultConfig()), msgs: cycleMessages(t)}
+	var cmd hal.JointCommand
+	for j := range cmd.Stiffness {
+		cmd.Stiffness[j] = 1
+		cmd.Angle[j] = 0.1
+	}
+	c.a.WriteJoints(&cmd)
+	return c
+}
+
+func (c *cycle) run() error {
+	if err := c.p.Parse(c.msgs[c.i%len(c.msgs)]); err != nil {
+		return err
+	}
+	c.i++
+	c.a.Update(&c.p)
+	c.e.Reset()
+	c.a.AppendJointVelocities(&c.e)
+	c.e.AddItem(simspark.EffSyn)
+	buf, off := simspark.BeginFrame(c.out[:0])
+	c.out = simspark.EndFrame(c.e.Append(buf, replyFormat), off)
+	return nil
+}
+
+func TestCycleDoesNotAllocate(t *testing.T) {
+	c := newCycle(t)
+	for range 2 * len(c.msgs) { // warm up every buffer
+		if err := c.run(); err != nil {
 			t.Fatal(err)
 		}
-		b.absorb()
-		b.eff.Reset()
-		b.jointCommands()
-		out = b.eff.Append(out[:0], simspark.Format{Decimals: 4})
 	}
-	cycle()
-	if n := testing.AllocsPerRun(100, cycle); n != 0 {
-		t.Fatalf("one cycle (parse, adapt, reply) allocates %v times", n)
+	if !bytes.HasPrefix(c.out[4:], []byte("(he1 ")) {
+		t.Fatalf("reply %q", c.out)
+	}
+	if n := testing.AllocsPerRun(200, func() { _ = c.run() }); n != 0 {
+		t.Fatalf("one cycle (parse, adapt, encode) allocates %v times", n)
 	}
 }
 
 func BenchmarkCycle(b *testing.B) {
-	var msg []byte
-	for _, m := range traces.Read(b, "vision_headsweep.txt") {
-		if m.Dir == "in" && bytes.Contains(m.Payload, []byte("(See")) {
-			msg = m.Payload
-			break
-		}
-	}
-	be, _ := New(DefaultConfig(), nil)
-	var c hal.JointCommand
-	be.WriteJoints(&c)
-	var out []byte
+	c := newCycle(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = be.p.Parse(msg)
-		be.absorb()
-		be.eff.Reset()
-		be.jointCommands()
-		out = be.eff.Append(out[:0], simspark.Format{Decimals: 4})
+		if err := c.run(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

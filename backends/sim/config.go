@@ -1,77 +1,180 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/robotd/robotd/config"
 )
 
-// Config configures the SimSpark backend.
+// Config configures the SimSpark backend. DefaultConfig gives working
+// values for the SPL fork of rcssserver3d on this machine.
 type Config struct {
 	// Host and Port are the server's agent port.
 	Host string `json:"host"`
 	Port int    `json:"port"`
-	// Scene is the robot model.
+	// Scene is the robot model sent in (scene …).
 	Scene string `json:"scene"`
-	// Team and Player are sent in init. robotd fills them from its robot
-	// section, so they are not part of the sim section of a config file.
+	// Team and Player are sent in (init (unum N)(teamname T)).
+	// They are not in the sim section of a configuration file: cmd/robotd
+	// fills both from its robot section.
 	Team   string `json:"-"`
 	Player int    `json:"-"`
-	// Beam is the start pose: x, y (m) and heading (deg) in the team's frame.
-	Beam [3]float64 `json:"beam"`
-	// Sync answers every cycle with (syn), for a server in sync mode.
+	// Beam is the start pose sent in (beam x y deg): x, y in metres and the
+	// heading in degrees, in the team's own frame.
+	Beam Beam `json:"beam"`
+	// Sync ends every reply with (syn), for a server in sync mode
+	// (SPARK_FAST_TIME=true), which waits for it every cycle.
 	Sync bool `json:"sync"`
-	// Period is the nominal cycle, used before the server's time is known
-	// and to pace ticks while disconnected.
+	// Period is the nominal cycle (10 ms on the SPL fork). It is used for
+	// dt only until two messages have arrived, and to pace ticks while
+	// the server is unreachable.
 	Period config.Duration `json:"period"`
-	// DialTimeout bounds one connection attempt; ReadTimeout how long a
-	// silent server is tolerated before it counts as gone.
+	// DialTimeout bounds one connection attempt.
 	DialTimeout config.Duration `json:"dial_timeout"`
+	// ReadTimeout is how long Next waits for a message from a running
+	// server before it ticks on without it (Connected false, paced at
+	// Period): a few cycles, as the real server stalls for about 40 ms now
+	// and then. The connection is kept: if messages come back, they are
+	// used.
 	ReadTimeout config.Duration `json:"read_timeout"`
-	// BackoffMin and BackoffMax bound the wait between reconnects.
+	// DeadTimeout is how long a running server may stay silent before the
+	// connection is closed and a new one made (with scene, init and beam
+	// again).
+	DeadTimeout config.Duration `json:"dead_timeout"`
+	// HandshakeTimeout is how long a new connection may stay silent before
+	// the first message (a sync-mode server took 2 s).
+	HandshakeTimeout config.Duration `json:"handshake_timeout"`
+	// BackoffMin and BackoffMax bound the wait between connection attempts;
+	// it doubles after each failure.
 	BackoffMin config.Duration `json:"backoff_min"`
 	BackoffMax config.Duration `json:"backoff_max"`
-	// FilterAlpha is the angle filter's gyro weight per cycle.
-	FilterAlpha float64 `json:"filter_alpha"`
-	// Vision configures the vision adapter and sonars.
+	// AngleFilterTau is the complementary filter's time constant: the
+	// accelerometer corrects the gyro-integrated tilt with this time
+	// constant (weight dt/(tau+dt) per cycle).
+	AngleFilterTau config.Duration `json:"angle_filter_tau"`
+	// Vision configures the vision adapter and the derived sonars.
 	Vision VisionConfig `json:"vision"`
+}
+
+// Beam is a start pose.
+type Beam struct {
+	X   float64 `json:"x"`
+	Y   float64 `json:"y"`
+	Deg float64 `json:"deg"`
+}
+
+// VisionConfig configures the vision adapter (seed 003 §3.2.3) and the
+// sonars derived from vision (§3.2.5).
+type VisionConfig struct {
+	// FOVDeg is the real camera's horizontal field of view: observations
+	// further than FOVDeg/2 from the camera axis are dropped (the server
+	// sees 120°).
+	FOVDeg float64 `json:"fov_deg"`
+	// ReliableBallDistance drops balls farther than this from the feet (m).
+	ReliableBallDistance float64 `json:"reliable_ball_distance"`
+	// NoiseDistance is the standard deviation of added distance noise as a
+	// fraction of the distance, NoiseAngleDeg that of added angle noise.
+	// Both are 0 by default: the server already adds about 3 % distance
+	// noise.
+	NoiseDistance float64 `json:"noise_distance"`
+	NoiseAngleDeg float64 `json:"noise_angle_deg"`
+	// Seed seeds the added noise.
+	Seed uint64 `json:"seed"`
+	// SonarMin and SonarMax bound the derived sonar echoes (m); SonarConeDeg
+	// is the full width of the cone ahead of the chest that they cover.
+	SonarMin     float64 `json:"sonar_min"`
+	SonarMax     float64 `json:"sonar_max"`
+	SonarConeDeg float64 `json:"sonar_cone_deg"`
 }
 
 // DefaultConfig returns the defaults: the SPL fork's 10 ms cycle on
 // 127.0.0.1:3100, player 1 of team "robotd" beamed to (-2, 0) facing the
-// opponent goal.
+// opponent goal, real-time mode, the thesis' vision and sonar limits.
 func DefaultConfig() Config {
 	return Config{
 		Host: "127.0.0.1", Port: 3100, Scene: "rsg/agent/nao/nao.rsg",
-		Team: "robotd", Player: 1, Beam: [3]float64{-2, 0, 0},
-		Period:      config.Duration(10 * time.Millisecond),
-		DialTimeout: config.Duration(500 * time.Millisecond),
-		ReadTimeout: config.Duration(time.Second),
-		BackoffMin:  config.Duration(100 * time.Millisecond),
-		BackoffMax:  config.Duration(5 * time.Second),
-		FilterAlpha: 0.98,
-		Vision:      DefaultVisionConfig(),
+		Team: "robotd", Player: 1, Beam: Beam{X: -2},
+		Period:           config.Duration(10 * time.Millisecond),
+		DialTimeout:      config.Duration(time.Second),
+		ReadTimeout:      config.Duration(60 * time.Millisecond),
+		DeadTimeout:      config.Duration(3 * time.Second),
+		HandshakeTimeout: config.Duration(5 * time.Second),
+		BackoffMin:       config.Duration(50 * time.Millisecond),
+		BackoffMax:       config.Duration(5 * time.Second),
+		AngleFilterTau:   config.Duration(500 * time.Millisecond),
+		Vision: VisionConfig{
+			FOVDeg: 60.9, ReliableBallDistance: 2.5,
+			SonarMin: 0.2, SonarMax: 0.8, SonarConeDeg: 60,
+		},
 	}
 }
 
-// Validate checks the configuration.
-func (c *Config) Validate() error {
-	switch {
-	case c.Port <= 0 || c.Port > 65535:
-		return fmt.Errorf("sim: port %d out of range", c.Port)
-	case c.Player < 1 || c.Player > 20:
-		return fmt.Errorf("sim: player %d outside 1..20", c.Player)
-	case c.Team == "" || len(c.Team) > 16:
-		return fmt.Errorf("sim: team name %q must have 1 to 16 characters", c.Team)
-	case c.Period.D() <= 0 || c.DialTimeout.D() <= 0 || c.ReadTimeout.D() <= 0:
-		return fmt.Errorf("sim: period, dial_timeout and read_timeout must be positive")
-	case c.BackoffMin.D() <= 0 || c.BackoffMax.D() < c.BackoffMin.D():
-		return fmt.Errorf("sim: need 0 < backoff_min ≤ backoff_max")
-	case c.FilterAlpha < 0 || c.FilterAlpha > 1:
-		return fmt.Errorf("sim: filter_alpha %v outside 0..1", c.FilterAlpha)
-	case c.Vision.FOV <= 0 || c.Vision.FOV > 120:
-		return fmt.Errorf("sim: vision.fov_deg %v outside (0, 120]", c.Vision.FOV)
+// Validate reports every problem with c, each naming its JSON key.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("sim: "+format, args...)) }
+	if c.Host == "" {
+		bad("host is empty")
 	}
-	return nil
+	if c.Port <= 0 || c.Port > 65535 {
+		bad("port %d is outside 1..65535", c.Port)
+	}
+	if c.Scene == "" {
+		bad("scene is empty")
+	}
+	if c.Team == "" || len(c.Team) > 16 || !isAtom(c.Team) {
+		bad("team_name %q: want 1 to 16 characters without spaces or parentheses", c.Team)
+	}
+	if c.Player < 1 || c.Player > 20 {
+		bad("player %d is outside 1..20", c.Player)
+	}
+	for _, d := range []struct {
+		name string
+		v    config.Duration
+	}{{"period", c.Period}, {"dial_timeout", c.DialTimeout}, {"read_timeout", c.ReadTimeout}, {"dead_timeout", c.DeadTimeout},
+		{"handshake_timeout", c.HandshakeTimeout}, {"backoff_min", c.BackoffMin}, {"backoff_max", c.BackoffMax},
+		{"angle_filter_tau", c.AngleFilterTau}} {
+		if d.v.D() <= 0 {
+			bad("%s %v must be positive", d.name, d.v.D())
+		}
+	}
+	if c.BackoffMax.D() < c.BackoffMin.D() {
+		bad("backoff_max %v is below backoff_min %v", c.BackoffMax.D(), c.BackoffMin.D())
+	}
+	if c.ReadTimeout.D() < c.Period.D() {
+		bad("read_timeout %v is shorter than one period %v", c.ReadTimeout.D(), c.Period.D())
+	}
+	if c.DeadTimeout.D() < c.ReadTimeout.D() {
+		bad("dead_timeout %v is shorter than read_timeout %v", c.DeadTimeout.D(), c.ReadTimeout.D())
+	}
+	v := c.Vision
+	if !(v.FOVDeg > 0 && v.FOVDeg <= 120) {
+		bad("vision.fov_deg %v is outside (0, 120]", v.FOVDeg)
+	}
+	if !(v.ReliableBallDistance > 0) {
+		bad("vision.reliable_ball_distance %v must be positive", v.ReliableBallDistance)
+	}
+	if !(v.NoiseDistance >= 0 && v.NoiseDistance < 1) || !(v.NoiseAngleDeg >= 0 && v.NoiseAngleDeg < 90) {
+		bad("vision noise (%v, %v°) must be ≥ 0 (distance below 1, angle below 90°)", v.NoiseDistance, v.NoiseAngleDeg)
+	}
+	if !(v.SonarMin >= 0 && v.SonarMax > v.SonarMin) {
+		bad("vision.sonar_min %v and sonar_max %v: want 0 ≤ min < max", v.SonarMin, v.SonarMax)
+	}
+	if !(v.SonarConeDeg > 0 && v.SonarConeDeg <= 180) {
+		bad("vision.sonar_cone_deg %v is outside (0, 180]", v.SonarConeDeg)
+	}
+	return errors.Join(errs...)
+}
+
+// isAtom reports whether s can be sent as one S-expression atom.
+func isAtom(s string) bool {
+	for i := range len(s) {
+		switch c := s[i]; {
+		case c <= ' ', c == '(', c == ')', c >= 0x7f:
+			return false
+		}
+	}
+	return true
 }

@@ -137,11 +137,17 @@ type entryOf[T any] struct {
 	// pool is owned by the writer.
 	pool []*version[T]
 
+	// hazMu serialises addHazard's copy-on-write (readers are added from
+	// wiring, snapshots and codecs, each under its own lock).
+	hazMu sync.Mutex
+
 	introMu sync.Mutex
 	intro   *Reader[T]
 }
 
 func (e *entryOf[T]) addHazard() *hazard[T] {
+	e.hazMu.Lock()
+	defer e.hazMu.Unlock()
 	h := new(hazard[T])
 	var next []*hazard[T]
 	if old := e.hazards.Load(); old != nil {

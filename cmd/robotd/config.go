@@ -26,6 +26,7 @@ type Config struct {
 	Motion     motion.Config     `json:"motion"`
 	Real       real.Config       `json:"real"`
 	Sim        SimConfig         `json:"sim"`
+	Record     RecordConfig      `json:"record"`
 }
 
 // RobotConfig says who this robot is.
@@ -74,6 +75,7 @@ func DefaultConfig() Config {
 		Motion:     motion.DefaultConfig(),
 		Real:       real.DefaultConfig(),
 		Sim:        SimConfig{Mode: "auto", Config: sim.DefaultConfig()},
+		Record:     DefaultRecordConfig(),
 	}
 }
 
@@ -126,6 +128,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Perception.Validate(); err != nil {
 		return fmt.Errorf("config: perception: %w", err)
+	}
+	if err := c.Record.Validate(); err != nil {
+		return fmt.Errorf("config: record: %w", err)
 	}
 	return nil
 }

@@ -25,9 +25,6 @@ import (
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
-	"github.com/robotd/robotd/modules/behaviour"
-	"github.com/robotd/robotd/modules/motion"
-	"github.com/robotd/robotd/modules/perception"
 	"github.com/robotd/robotd/runner"
 )
 
@@ -47,6 +44,9 @@ const (
 
 // run is robotd's main, minus the process: it returns an exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "replay" {
+		return runReplay(ctx, args[1:], stdout, stderr)
+	}
 	cfg, err := loadConfig(args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errPrinted) {
 		return exitOK
@@ -79,7 +79,7 @@ func loadConfig(args []string, stdout, stderr io.Writer) (*Config, error) {
 	level := fs.String("log-level", "", "log level: debug, info, warn, error (overrides log.level)")
 	printCfg := fs.Bool("print-config", false, "print the effective configuration as JSON and exit")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: robotd [flags]\n\nrobotd is the robot daemon (%s build).\n\n", buildName)
+		fmt.Fprintf(stderr, "usage: robotd [flags]\n       robotd replay [flags] LOG\n\nrobotd is the robot daemon (%s build).\n\n", buildName)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -158,11 +158,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 	board := blackboard.New()
 	r := runner.New(cfg.Runner, dev, board, log, met)
-	r.Add(
-		perception.New(cfg.Perception),
-		behaviour.New(cfg.Behaviour),
-		motion.New(cfg.Motion),
-	)
+	r.Add(newModules(cfg)...)
 	if err := r.Start(); err != nil {
 		// Never wired: still make sure the hardware is safe.
 		_ = r.SafeState()
@@ -179,7 +175,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	go func() { srvDone <- srv.Serve(ln) }()
 	log.Info("robotd running", "build", buildName, "metrics", "http://"+ln.Addr().String()+"/metrics")
 
-	runErr := r.Run(ctx)
+	runErr := runRecording(ctx, cfg.Record, cfg, r, reg, log)
 
 	shutCtx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()

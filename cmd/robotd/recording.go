@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/robotd/robotd/modules/behaviour"
+	"github.com/robotd/robotd/modules/motion"
+	"github.com/robotd/robotd/modules/perception"
+	"github.com/robotd/robotd/record"
+	"github.com/robotd/robotd/runner"
+)
+
+// RecordConfig configures recording (the "record" section): every tick's
+// blackboard to size-bounded segment files, for `robotd replay`.
+type RecordConfig struct {
+	// Enabled turns recording on.
+	Enabled bool `json:"enabled"`
+	record.Config
+}
+
+// DefaultRecordConfig returns the defaults: recording off; when on, into
+// ./recordings, 16 MiB segments, at most 1 GiB.
+func DefaultRecordConfig() RecordConfig {
+	return RecordConfig{Config: record.DefaultConfig()}
+}
+
+// Validate checks the configuration if recording is enabled.
+func (c *RecordConfig) Validate() error {
+	if !c.Enabled {
+		return nil
+	}
+	return c.Config.Validate()
+}
+
+// newModules builds the robot's modules from cfg, in the order serve adds
+// them. Serve and replay both use it, so that a replay reruns what ran.
+func newModules(cfg *Config) []runner.Module {
+	return []runner.Module{
+		perception.New(cfg.Perception),
+		behaviour.New(cfg.Behaviour),
+		motion.New(cfg.Motion),
+	}
+}
+
+// runRecording runs the started runner r until ctx is done, recording every
+// tick when rc.Enabled, with cfg (the whole configuration) in the
+// recording's header. It registers the recorder's counters on reg (if not
+// nil): robotd_record_written_total, robotd_record_dropped_total and
+// robotd_record_bytes_total. Recording never stops the robot: if it cannot
+// start, the robot runs unrecorded, and write errors are logged.
+func runRecording(ctx context.Context, rc RecordConfig, cfg *Config, r *runner.Runner, reg prometheus.Registerer, log *slog.Logger) error {
+	if !rc.Enabled {
+		return r.Run(ctx)
+	}
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		log.Error("recording: encoding the configuration; running unrecorded", "err", err)
+		return r.Run(ctx)
+	}
+	rec, err := record.Start(ctx, rc.Config, r.Board(), record.Info{Config: raw, Build: buildName}, log)
+	if err != nil {
+		log.Error("recording could not start; running unrecorded", "err", err)
+		return r.Run(ctx)
+	}
+	if reg != nil {
+		err := errors.Join(
+			reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "robotd_record_written_total", Help: "Ticks recorded."},
+				func() float64 { return float64(rec.Written()) })),
+			reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "robotd_record_dropped_total", Help: "Ticks not recorded: the writer was behind, or writing failed."},
+				func() float64 { return float64(rec.Dropped()) })),
+			reg.Register(prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "robotd_record_bytes_total", Help: "Compressed bytes recorded."},
+				func() float64 { return float64(rec.Bytes()) })),
+		)
+		if err != nil {
+			log.Warn("recording: registering metrics", "err", err)
+		}
+	}
+	runErr := r.RunRecorded(ctx, rec)
+	if err := rec.Close(); err != nil {
+		log.Warn("recording had write errors", "err", err)
+	}
+	log.Info("recording stopped", "records", rec.Written(), "dropped", rec.Dropped(), "bytes", rec.Bytes())
+	return runErr
+}

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/robotd/robotd/backends/replay"
+	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/record"
+	"github.com/robotd/robotd/runner"
+)
+
+// setFlags collects repeated -set flags.
+type setFlags []string
+
+func (s *setFlags) String() string { return strings.Join(*s, ",") }
+
+func (s *setFlags) Set(v string) error {
+	if !strings.Contains(v, "=") {
+		return fmt.Errorf("want section.key=value, got %q", v)
+	}
+	*s = append(*s, v)
+	return nil
+}
+
+// runReplay is `robotd replay [flags] LOG`: it reruns the recorded
+// configuration's modules on the recorded sensor values, compares every
+// blackboard entry after every tick with the recording, and prints either
+// "N ticks, M entries, bit-exact" (exit 0) or the first entry and tick
+// that differ (exit 1).
+func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("robotd replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfgPath := fs.String("config", "", "JSON configuration file applied over the recorded configuration")
+	var sets setFlags
+	fs.Var(&sets, "set", "change one setting of the recorded configuration, as section.key=value with a JSON or bare-string value (repeatable), e.g. -set motion.max_speed=1.0")
+	level := fs.String("log-level", "warn", "log level: debug, info, warn, error")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: robotd replay [flags] LOG\n\n"+
+			"Reruns the modules of a recording (LOG: its directory, for the newest session, or a\n"+
+			"segment file) on the recorded inputs and compares every blackboard entry after\n"+
+			"every tick. Exit status 0: bit-exact; 1: a difference (printed) or a failure.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return exitUsage
+	}
+	lvl, err := parseLevel(*level)
+	if err != nil {
+		fmt.Fprintf(stderr, "robotd replay: %v\n", err)
+		return exitUsage
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	res, err := replayLog(ctx, fs.Arg(0), *cfgPath, sets, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "robotd replay: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintln(stdout, res)
+	if res.First != nil {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// replayLog replays the recording at path with the recorded configuration,
+// changed by the file at cfgPath (if any) and then by sets.
+func replayLog(ctx context.Context, path, cfgPath string, sets []string, log *slog.Logger) (replay.Result, error) {
+	src, err := record.Open(path)
+	if err != nil {
+		return replay.Result{}, err
+	}
+	h := src.Header()
+	cfg, err := replayConfig(h.Config, cfgPath, sets)
+	if err != nil {
+		src.Close()
+		return replay.Result{}, err
+	}
+	dev, err := replay.New(src)
+	if err != nil {
+		src.Close()
+		return replay.Result{}, err
+	}
+	defer dev.Close()
+	log.Info("replaying", "session", h.Session, "segments", len(src.Files()), "build", h.Build, "entries", src.Schema().Len())
+	if h.Segment > 0 {
+		log.Warn("the recording starts at a later segment (the first were deleted): the modules start without the state they had then, so the first ticks may differ", "segment", h.Segment)
+	}
+	board := blackboard.New()
+	r := runner.New(cfg.Runner, dev, board, log, nil)
+	r.Add(newModules(cfg)...)
+	if err := r.Start(); err != nil {
+		return replay.Result{}, fmt.Errorf("wiring the modules: %w", err)
+	}
+	chk := replay.NewChecker(dev, board, append([]string{runner.HALName}, r.Order()...))
+	start := time.Now()
+	runErr := r.RunRecorded(ctx, chk)
+	res, cmpErr := chk.Result()
+	if err := errors.Join(runErr, cmpErr); err != nil {
+		return res, err
+	}
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("interrupted after %d ticks: %w", res.Ticks, ctx.Err())
+	}
+	d := time.Since(start)
+	log.Info("replayed", "ticks", res.Ticks, "seconds", d.Seconds(), "ticks_per_second", float64(res.Ticks)/d.Seconds())
+	if len(res.Extra) > 0 {
+		log.Info("entries only the replay has, not compared", "entries", res.Extra)
+	}
+	if res.Gaps > 0 {
+		log.Warn("the recorder dropped records: the modules saw jumps the recorded run did not see", "gaps", res.Gaps)
+	}
+	if len(res.Truncated) > 0 {
+		log.Info("the recording ends mid-stream (the recording process was killed); replayed what was flushed", "segments", res.Truncated)
+	}
+	return res, nil
+}
+
+// replayConfig is the recorded configuration (over the defaults), then the
+// file at path, then sets.
+func replayConfig(recorded json.RawMessage, path string, sets []string) (*Config, error) {
+	cfg := DefaultConfig()
+	if len(recorded) > 0 {
+		if err := config.Decode(bytes.NewReader(recorded), &cfg); err != nil {
+			return nil, fmt.Errorf("the recorded configuration: %w", err)
+		}
+	}
+	if path != "" {
+		if err := config.Load(path, &cfg); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range sets {
+		if err := setValue(&cfg, s); err != nil {
+			return nil, fmt.Errorf("-set %s: %w", s, err)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// setValue sets one setting, named by its JSON path (section.key, array
+// elements by index: motion.stand_pose.3), to value: JSON if it parses as
+// JSON, else a string. The setting must exist and take the value's type.
+func setValue(cfg *Config, kv string) error {
+	key, value, _ := strings.Cut(kv, "=")
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return err
+	}
+	var tree any
+	if err := decodeNumbers(raw, &tree); err != nil {
+		return err
+	}
+	path := strings.Split(key, ".")
+	node := tree
+	for i, p := range path {
+		last := i == len(path)-1
+		switch n := node.(type) {
+		case map[string]any:
+			next, ok := n[p]
+			if !ok {
+				return fmt.Errorf("no setting %q", strings.Join(path[:i+1], "."))
+			}
+			if last {
+				n[p] = parseValue(value)
+			}
+			node = next
+		case []any:
+			j, err := strconv.Atoi(p)
+			if err != nil || j < 0 || j >= len(n) {
+				return fmt.Errorf("%q: want an index 0..%d", strings.Join(path[:i+1], "."), len(n)-1)
+			}
+			if last {
+				n[j] = parseValue(value)
+			}
+			node = n[j]
+		default:
+			return fmt.Errorf("%q is a value, not a section", strings.Join(path[:i], "."))
+		}
+	}
+	raw, err = json.Marshal(tree)
+	if err != nil {
+		return err
+	}
+	next := DefaultConfig()
+	if err := config.Decode(bytes.NewReader(raw), &next); err != nil {
+		return err
+	}
+	*cfg = next
+	return nil
+}
+
+// parseValue reads a -set value: JSON, else a string.
+func parseValue(s string) any {
+	var v any
+	if err := decodeNumbers([]byte(s), &v); err == nil {
+		return v
+	}
+	return s
+}
+
+// decodeNumbers decodes JSON keeping numbers as written, so that a setting
+// survives the round trip bit for bit.
+func decodeNumbers(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data")
+	}
+	return nil
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/robotd/robotd/backends/loopback"
+	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/haltest"
+	"github.com/robotd/robotd/msg"
+	"github.com/robotd/robotd/record"
+	"github.com/robotd/robotd/runner"
+)
+
+const replayTicks = 6000 // 60 s of 10 ms ticks
+
+// fallClock is a fake clock that tilts the loopback robot onto its front
+// for ticks 1000..1599 and shows it a ball, so that the run is not constant.
+type fallClock struct {
+	c   *haltest.Clock
+	dev *loopback.Backend
+	seq uint64
+}
+
+func (f *fallClock) Next(ctx context.Context) (hal.Tick, error) {
+	f.seq++
+	n := f.seq
+	f.dev.Update(func(st *loopback.State) {
+		st.BodyAngles = hal.BodyAngles{Roll: hal.Radians(0.02 * math.Sin(float64(n)/50))}
+		if n >= 1000 && n < 1600 {
+			st.BodyAngles.Pitch = 1.3
+		}
+		st.Vision = hal.Vision{Fresh: n%3 == 0}
+		if st.Vision.Fresh {
+			p := hal.Vec2{X: 1.5 + 0.5*math.Sin(float64(n)/200), Y: 0.3}
+			st.Vision.Add(hal.Observation{Kind: hal.ObjBall, Pos: p, Distance: hal.Metres(math.Hypot(p.X, p.Y)), Bearing: hal.Radians(math.Atan2(p.Y, p.X))})
+		}
+	})
+	return f.c.Next(ctx)
+}
+
+// recordServe records a run as serve does (runRecording) and returns the
+// recording's directory.
+func recordServe(t *testing.T) string {
+	t.Helper()
+	cfg := DefaultConfig()
+	rc := DefaultRecordConfig()
+	rc.Enabled = true
+	rc.Dir = t.TempDir()
+	rc.Queue = replayTicks // faster than real time: keep every record
+	rc.SegmentBytes = 256 << 10
+	clock := &fallClock{c: haltest.NewClock(10*time.Millisecond, replayTicks)}
+	dev := loopback.New(clock)
+	clock.dev = dev
+	r := runner.New(cfg.Runner, dev, blackboard.New(), nil, nil)
+	r.Add(newModules(&cfg)...)
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	if err := runRecording(context.Background(), rc, &cfg, r, reg, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counters := map[string]float64{}
+	for _, mf := range mfs {
+		counters[mf.GetName()] = mf.GetMetric()[0].GetCounter().GetValue()
+	}
+	if counters["robotd_record_written_total"] != replayTicks || counters["robotd_record_dropped_total"] != 0 || counters["robotd_record_bytes_total"] == 0 {
+		t.Fatalf("recording counters %v", counters)
+	}
+	return rc.Dir
+}
+
+// firstTick returns the first recorded tick whose value of k satisfies f.
+func firstTick[T any](t *testing.T, dir string, k blackboard.Key[T], f func(*T) bool) uint64 {
+	t.Helper()
+	src, err := record.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	i := src.Schema().Index(k.Name())
+	c, err := blackboard.NewCodec[T]()
+	if err != nil || i < 0 {
+		t.Fatalf("%s: %v", k.Name(), err)
+	}
+	var rec blackboard.Record
+	for src.Next() {
+		if err := src.Schema().Split(src.Record().Data, &rec); err != nil {
+			t.Fatal(err)
+		}
+		var v T
+		if _, err := c.Decode(rec.Entries[i].Value, &v); err != nil {
+			t.Fatal(err)
+		}
+		if f(&v) {
+			return rec.Tick
+		}
+	}
+	t.Fatalf("no recorded %s matches", k.Name())
+	return 0
+}
+
+func TestReplayCommand(t *testing.T) {
+	dir := recordServe(t)
+	getUp := firstTick(t, dir, msg.MotionRequestKey, func(r *msg.MotionRequest) bool { return r.Kind == msg.MotionGetUp })
+	if getUp < 1000 || getUp > 1100 {
+		t.Fatalf("behaviour asked for a get-up first at tick %d, want soon after 1000", getUp)
+	}
+	noGetUp := writeFile(t, `{"behaviour": {"get_up": false}}`)
+	cases := []struct {
+		name           string
+		args           []string
+		code           int
+		stdout, stderr string
+	}{
+		{"bit-exact", []string{dir}, exitOK, "6000 ticks, 22 entries, bit-exact\n", ""},
+		{"motion slower", []string{"-set", "motion.max_speed=1.0", dir}, exitFailed, "tick 1 (t=10ms): cmd.joints Angle[", ""},
+		{"no get-up from a file", []string{"-config", noGetUp, dir}, exitFailed,
+			"tick " + strconv.FormatUint(getUp, 10) + " (t=" + (time.Duration(getUp) * 10 * time.Millisecond).String() + "): behaviour.motion_request Kind", ""},
+		{"unknown setting", []string{"-set", "motion.nope=1", dir}, exitFailed, "", `no setting "motion.nope"`},
+		{"no recording", []string{t.TempDir()}, exitFailed, "", "no recording"},
+		{"no argument", nil, exitUsage, "", "usage: robotd replay"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := runReplay(context.Background(), tc.args, &stdout, &stderr)
+			if code != tc.code || !strings.HasPrefix(stdout.String(), tc.stdout) || !strings.Contains(stderr.String(), tc.stderr) {
+				t.Fatalf("exit %d, want %d\nstdout: %s\nwant prefix: %s\nstderr: %s\nwant: %s", code, tc.code, stdout.String(), tc.stdout, stderr.String(), tc.stderr)
+			}
+			t.Logf("%s", stdout.String())
+		})
+	}
+}
+
+func TestSetValue(t *testing.T) {
+	cases := []struct {
+		set   string
+		check func(*Config) bool
+		err   string
+	}{
+		{"motion.max_speed=1.0", func(c *Config) bool { return c.Motion.MaxSpeed == 1 }, ""},
+		{"motion.walk.step_height=0.03", func(c *Config) bool { return c.Motion.Walk.StepHeight == 0.03 }, ""},
+		{"behaviour.get_up=false", func(c *Config) bool { return !c.Behaviour.GetUp }, ""},
+		{"robot.team_name=blue", func(c *Config) bool { return c.Robot.TeamName == "blue" }, ""},
+		{"perception.ball.lost_after=2s", func(c *Config) bool { return c.Perception.Ball.LostAfter.D() == 2*time.Second }, ""},
+		{"motion.max_speed=1.5", func(c *Config) bool { d := DefaultConfig(); return reflect.DeepEqual(*c, d) }, ""},
+		{"motion.nope=1", nil, `no setting "motion.nope"`},
+		{"motion.max_speed=fast", nil, "max_speed"},
+		{"motion.max_speed.x=1", nil, `"motion.max_speed" is a value`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.set, func(t *testing.T) {
+			cfg := DefaultConfig()
+			err := setValue(&cfg, tc.set)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err = %v, want one about %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.check(&cfg) {
+				t.Fatalf("not set: %+v", cfg)
+			}
+		})
+	}
+}

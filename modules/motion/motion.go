@@ -1,68 +1,215 @@
-// Package motion turns behaviour's requests into joint commands. For now it
-// has two generators: stand (move every joint towards the stand pose at a
-// bounded speed and hold it) and relax (limp joints). Requests it has no
-// generator for yet (walk, kick, get-up) are answered with stand, and the
-// motion state says so. Later work adds the walk, kicks, head control and
-// get-ups.
+// Package motion turns behaviour's requests into joint commands, the way
+// rUNSWift's Motion module does: generators produce joint targets and
+// stiffness for what is asked (stand, walk, kick, get up, relax, and the
+// head independently of the body), and one effector step clamps every
+// target to the joint's limits and hands the command to the backend.
+//
+// Generators are small types with Reset and Step(dt): the stand (a bounded-
+// speed move into the stand pose, which comes from the leg inverse
+// kinematics of the configured stance), the walk (package walk), keyframe
+// actions (Player: kicks, turned towards the requested direction, and get-
+// ups, read from keyframe files embedded in the binary or named in the
+// configuration) and the head (Head: hold, look at, scan).
+//
+// Switching is safe: a walk asked to do something else finishes its step
+// and stops in the stance; a kick or a get-up always runs to its end
+// (unless the robot falls during a kick); a kick or a walk starts only from
+// a settled stand. The motion state says truthfully what runs, whether it
+// can be interrupted and whether it has settled; its odometry is the walk's.
+// A relax request (stiffness off) is obeyed at once, whatever runs.
+//
+// Sub-packages: kinematics (NAO leg FK/IK with the shared hip yaw-pitch),
+// walk (the walk generator).
 package motion
 
 import (
+	"embed"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/modules/motion/kinematics"
+	"github.com/robotd/robotd/modules/motion/walk"
 	"github.com/robotd/robotd/msg"
 )
 
-// Config configures motion.
-type Config struct {
-	// StandPose is the stand pose, by joint.
-	StandPose [hal.NumJoints]hal.Radians `json:"stand_pose"`
-	// Stiffness is the stiffness of a standing robot.
-	Stiffness float64 `json:"stiffness"`
-	// MaxSpeed bounds every joint's speed while moving to a pose.
-	MaxSpeed hal.RadPerSec `json:"max_speed"`
-	// Tolerance is how close every joint must be for the pose to be settled.
-	Tolerance hal.Radians `json:"tolerance"`
+// actions holds the shipped keyframe actions.
+//
+//go:embed actions/*.kf
+var actions embed.FS
+
+// ArmPose is the left arm's pose while standing and walking; the right arm
+// mirrors it.
+type ArmPose struct {
+	ShoulderPitch hal.Radians `json:"shoulder_pitch"`
+	ShoulderRoll  hal.Radians `json:"shoulder_roll"`
+	ElbowYaw      hal.Radians `json:"elbow_yaw"`
+	ElbowRoll     hal.Radians `json:"elbow_roll"`
 }
 
-// DefaultConfig returns the defaults: a knees-bent stand with arms down.
+// KickConfig configures the kicks.
+type KickConfig struct {
+	// Stiffness applies to keyframes before the file sets one.
+	Stiffness float64 `json:"stiffness"`
+	// MaxDirection bounds the requested direction: the kicking foot's swing
+	// and yaw are turned by it (about the foot's start), the rest of the
+	// kick is unchanged.
+	MaxDirection hal.Radians `json:"max_direction"`
+	// LeftFile and RightFile are keyframe files to use instead of the
+	// embedded kick_left.kf and kick_right.kf ("" keeps those).
+	LeftFile  string `json:"left_file"`
+	RightFile string `json:"right_file"`
+}
+
+// GetUpConfig configures the get-ups.
+type GetUpConfig struct {
+	// Stiffness applies to keyframes before the file sets one.
+	Stiffness float64 `json:"stiffness"`
+	// FallAngle classifies a fall from hal.BodyAngles when there is no
+	// perception body state.
+	FallAngle hal.Radians `json:"fall_angle"`
+	// FrontFile and BackFile are keyframe files to use instead of the
+	// embedded getup_front.kf and getup_back.kf ("" keeps those).
+	FrontFile string `json:"front_file"`
+	BackFile  string `json:"back_file"`
+}
+
+// Config configures motion.
+type Config struct {
+	// Geometry is the legs' link lengths for the kinematics.
+	Geometry kinematics.Geometry `json:"geometry"`
+	// Stance is the stand pose's leg posture (hip height, feet apart,
+	// torso offset), which is also where the walk starts and stops.
+	Stance walk.Stance `json:"stance"`
+	// Arms is the arms' pose while standing and walking.
+	Arms ArmPose `json:"arms"`
+	// Stiffness is the stiffness of a standing robot, and of the arms and
+	// head while walking.
+	Stiffness float64 `json:"stiffness"`
+	// MaxSpeed bounds every joint's speed while moving into the stand pose.
+	MaxSpeed hal.RadPerSec `json:"max_speed"`
+	// Tolerance is how close every joint must be for the stand to be
+	// settled.
+	Tolerance hal.Radians `json:"tolerance"`
+	Walk      walk.Config `json:"walk"`
+	Head      HeadConfig  `json:"head"`
+	Kick      KickConfig  `json:"kick"`
+	GetUp     GetUpConfig `json:"get_up"`
+
+	// StandPose is the stand pose derived from Stance, Arms and Geometry
+	// (head at zero). DefaultConfig fills it for reference; New always
+	// derives it afresh, so it is not configuration and is not in the file.
+	StandPose [hal.NumJoints]hal.Radians `json:"-"`
+}
+
+// DefaultConfig returns the defaults: a knees-bent stand with arms down
+// (legs from the stance's IK), and the walk's, head's, kicks' and get-ups'
+// defaults.
 func DefaultConfig() Config {
+	c := Config{
+		Geometry:  kinematics.NAOv6(),
+		Stance:    walk.DefaultStance(),
+		Arms:      ArmPose{ShoulderPitch: 1.45, ShoulderRoll: 0.15, ElbowYaw: -1.2, ElbowRoll: -0.4},
+		Stiffness: 0.7,
+		MaxSpeed:  1.5,
+		Tolerance: 0.01,
+		Walk:      walk.DefaultConfig(),
+		Head:      DefaultHeadConfig(),
+		Kick:      KickConfig{Stiffness: 0.9, MaxDirection: 0.5},
+		GetUp:     GetUpConfig{Stiffness: 1, FallAngle: hal.Deg(50)},
+	}
+	c.StandPose = StandPose(&c)
+	return c
+}
+
+// StandPose derives the stand pose from c's stance, arms and geometry.
+func StandPose(c *Config) [hal.NumJoints]hal.Radians {
 	var p [hal.NumJoints]hal.Radians
-	p[hal.LShoulderPitch], p[hal.RShoulderPitch] = 1.45, 1.45
-	p[hal.LShoulderRoll], p[hal.RShoulderRoll] = 0.15, -0.15
-	p[hal.LElbowYaw], p[hal.RElbowYaw] = -1.2, 1.2
-	p[hal.LElbowRoll], p[hal.RElbowRoll] = -0.4, 0.4
-	p[hal.LHipPitch], p[hal.RHipPitch] = -0.4, -0.4
-	p[hal.LKneePitch], p[hal.RKneePitch] = 0.8, 0.8
-	p[hal.LAnklePitch], p[hal.RAnklePitch] = -0.4, -0.4
-	return Config{StandPose: p, Stiffness: 0.7, MaxSpeed: 1.5, Tolerance: 0.01}
+	legs := c.Stance.Legs(&c.Geometry)
+	legs.Put(&p)
+	a := &c.Arms
+	p[hal.LShoulderPitch], p[hal.RShoulderPitch] = a.ShoulderPitch, a.ShoulderPitch
+	p[hal.LShoulderRoll], p[hal.RShoulderRoll] = a.ShoulderRoll, -a.ShoulderRoll
+	p[hal.LElbowYaw], p[hal.RElbowYaw] = a.ElbowYaw, -a.ElbowYaw
+	p[hal.LElbowRoll], p[hal.RElbowRoll] = a.ElbowRoll, -a.ElbowRoll
+	for j := range p {
+		p[j] = hal.Joint(j).Clamp(p[j])
+	}
+	return p
 }
 
 // Module is the motion module.
 type Module struct {
-	cfg    Config
+	cfg Config
+
 	req    *blackboard.Reader[msg.MotionRequest]
 	joints *blackboard.Reader[hal.JointSensors]
+	imu    *blackboard.Reader[hal.IMU]
+	body   *blackboard.Reader[msg.BodyState]
+	angles *blackboard.Reader[hal.BodyAngles]
 	cmdW   *blackboard.Writer[hal.JointCommand]
 	stateW *blackboard.Writer[msg.MotionState]
 
-	started bool
-	cmd     hal.JointCommand
-	meas    hal.JointSensors
+	kicks  [2]*Keyframes // by msg.Foot
+	getups [2]*Keyframes // front, back
+
+	stand  [hal.NumJoints]hal.Radians
+	walk   *walk.Walk
+	head   *Head
+	player Player
+	kick   kick
+
+	active   msg.MotionKind
+	settled  bool
+	started  bool
+	lastTime time.Duration
+	// Errors counts ticks whose output had a non-finite target (the
+	// previous target was kept).
+	errors uint64
+
+	cmd  hal.JointCommand
+	prev hal.JointCommand
+	meas hal.JointSensors
+	in   walk.Input
 }
 
 // New returns a motion module.
-func New(cfg Config) *Module { return &Module{cfg: cfg} }
+func New(cfg Config) *Module {
+	m := &Module{cfg: cfg}
+	m.stand = StandPose(&m.cfg)
+	m.walk = walk.New(cfg.Walk, cfg.Stance, cfg.Geometry)
+	m.head = NewHead(cfg.Head)
+	m.kick.geom = cfg.Geometry
+	return m
+}
 
 // Name implements runner.Module.
 func (m *Module) Name() string { return "motion" }
 
-// Wire implements runner.Module.
+// Wire implements runner.Module. It also loads the keyframe actions.
 func (m *Module) Wire(b *blackboard.Board) error {
+	if err := m.load(); err != nil {
+		return err
+	}
 	var err error
 	if m.req, err = blackboard.Read(b, m.Name(), msg.MotionRequestKey); err != nil {
 		return err
 	}
 	if m.joints, err = blackboard.Read(b, m.Name(), msg.JointsKey); err != nil {
+		return err
+	}
+	// A backend without an IMU, or a stack without perception, still wires.
+	if m.imu, err = blackboard.ReadOptional(b, m.Name(), msg.IMUKey); err != nil {
+		return err
+	}
+	if m.body, err = blackboard.ReadOptional(b, m.Name(), msg.BodyStateKey); err != nil {
+		return err
+	}
+	if m.angles, err = blackboard.ReadOptional(b, m.Name(), msg.BodyAnglesKey); err != nil {
 		return err
 	}
 	if m.cmdW, err = blackboard.Write(b, m.Name(), msg.JointCommandKey); err != nil {
@@ -72,34 +219,310 @@ func (m *Module) Wire(b *blackboard.Board) error {
 	return err
 }
 
+// load reads the keyframe actions: the configured files, else the embedded
+// ones.
+func (m *Module) load() error {
+	files := []struct {
+		dst  **Keyframes
+		path string
+		name string
+	}{
+		{&m.kicks[msg.LeftFoot], m.cfg.Kick.LeftFile, "kick_left.kf"},
+		{&m.kicks[msg.RightFoot], m.cfg.Kick.RightFile, "kick_right.kf"},
+		{&m.getups[0], m.cfg.GetUp.FrontFile, "getup_front.kf"},
+		{&m.getups[1], m.cfg.GetUp.BackFile, "getup_back.kf"},
+	}
+	for _, f := range files {
+		var data []byte
+		var err error
+		name := f.path
+		if f.path == "" {
+			name = f.name
+			data, err = actions.ReadFile("actions/" + f.name)
+		} else {
+			data, err = os.ReadFile(f.path)
+			name = filepath.Base(f.path)
+		}
+		if err != nil {
+			return fmt.Errorf("motion: %w", err)
+		}
+		if *f.dst, err = ParseKeyframes(name, data); err != nil {
+			return fmt.Errorf("motion: %w", err)
+		}
+	}
+	return nil
+}
+
+// Action returns a shipped keyframe action by file name (kick_left.kf,
+// kick_right.kf, getup_front.kf, getup_back.kf).
+func Action(name string) (*Keyframes, error) {
+	data, err := actions.ReadFile("actions/" + name)
+	if err != nil {
+		return nil, err
+	}
+	return ParseKeyframes(name, data)
+}
+
+// dt returns the tick's length in seconds: the time since the last tick
+// when that is plausible, else the nominal period.
+func (m *Module) dt(t hal.Tick) float64 {
+	p := t.Period
+	if p <= 0 {
+		p = 10 * time.Millisecond
+	}
+	d := t.Time - m.lastTime
+	m.lastTime = t.Time
+	if !m.started || d <= 0 || d > 4*p {
+		d = p
+	}
+	return d.Seconds()
+}
+
+// fall returns how the robot lies: perception's body state if there is one,
+// else the body angles classified here.
+func (m *Module) fall() msg.Fall {
+	if bs, meta := m.body.Get(); meta.Valid() {
+		if bs.Fall != msg.Upright || bs.Connected {
+			return bs.Fall
+		}
+	}
+	a, meta := m.angles.Get()
+	if !meta.Valid() {
+		return msg.Upright
+	}
+	lim := float64(m.cfg.GetUp.FallAngle)
+	p, r := float64(a.Pitch), float64(a.Roll)
+	switch {
+	case math.Abs(p) < lim && math.Abs(r) < lim:
+		return msg.Upright
+	case math.Abs(p) >= math.Abs(r) && p > 0:
+		return msg.FallenFront
+	case math.Abs(p) >= math.Abs(r):
+		return msg.FallenBack
+	case r > 0:
+		return msg.FallenRight
+	}
+	return msg.FallenLeft
+}
+
+// lyingOnFront chooses the get-up for a fall: front for a forward fall,
+// back for a backward one, and by the sign of the pitch for a sideways one.
+func (m *Module) lyingOnFront(f msg.Fall) bool {
+	switch f {
+	case msg.FallenFront:
+		return true
+	case msg.FallenBack:
+		return false
+	}
+	if bs, meta := m.body.Get(); meta.Valid() {
+		return bs.Angles.Pitch > 0
+	}
+	a, _ := m.angles.Get()
+	return a.Pitch > 0
+}
+
 // Tick implements runner.Module.
 func (m *Module) Tick(t hal.Tick) error {
 	req, _ := m.req.Get()
 	m.joints.Load(&m.meas)
+	dt := m.dt(t)
 	if !m.started || !t.Connected {
 		// Start from where the joints are, and again after an outage.
 		m.cmd.Angle = m.meas.Angle
+		m.prev = m.cmd
+		m.active, m.settled = msg.MotionNone, false
 		m.started = true
 	}
-	st := msg.MotionState{Interruptible: true}
-	switch req.Kind {
-	case msg.MotionRelax, msg.MotionNone:
+	fall := m.fall()
+	m.decide(req, fall)
+
+	st := msg.MotionState{Active: m.active, Interruptible: true}
+	switch m.active {
+	case msg.MotionRelax:
 		m.cmd.Angle = m.meas.Angle
 		for j := range m.cmd.Stiffness {
 			m.cmd.Stiffness[j] = 0
 		}
-		st.Active, st.Settled = msg.MotionRelax, true
-	default:
-		st.Active = msg.MotionStand
-		st.Settled = MoveTowards(&m.cmd, &m.cfg.StandPose, m.cfg.MaxSpeed, t.Period.Seconds(), m.cfg.Tolerance)
-		for j := range m.cmd.Stiffness {
-			m.cmd.Stiffness[j] = m.cfg.Stiffness
+		st.Settled = true
+	case msg.MotionStand:
+		m.settled = MoveTowards(&m.cmd, &m.stand, m.cfg.MaxSpeed, dt, m.cfg.Tolerance)
+		m.setStiffness(0, m.cfg.Stiffness)
+		st.Settled = m.settled
+	case msg.MotionWalk:
+		m.in.Walk = req.Kind == msg.MotionWalk && fall == msg.Upright
+		m.in.Request = req.Walk
+		imu, meta := m.imu.Get()
+		m.in.Gyro, m.in.GyroValid = imu.Gyro, meta.Valid()
+		ws := m.walk.Step(dt, &m.in, &m.cmd)
+		m.armsAndHead()
+		st.Odometry = ws.Odometry
+		st.Settled = !ws.Stepping
+		if !ws.Stepping && !m.in.Walk {
+			// Stopped in the stance: the stand takes over.
+			m.active, m.settled = msg.MotionStand, false
+		}
+	case msg.MotionKick:
+		if m.kick.Step(dt, &m.cmd) {
+			m.active, m.settled = msg.MotionStand, false
+		} else {
+			st.Interruptible = false
+		}
+	case msg.MotionGetUp:
+		if m.player.Step(dt, &m.cmd) {
+			m.active, m.settled = msg.MotionStand, false
+		} else {
+			st.Interruptible = false
 		}
 	}
+	switch m.active {
+	case msg.MotionStand, msg.MotionWalk, msg.MotionKick:
+		m.head.Step(dt, req.Head, &m.cmd)
+	default:
+		m.head.Reset(m.cmd.Angle[hal.HeadYaw], m.cmd.Angle[hal.HeadPitch])
+	}
+	st.Active = m.active // what runs from now on, if a motion just ended
+	m.effect()
 	m.cmdW.Set(m.cmd)
 	m.stateW.Set(st)
 	return nil
 }
+
+// decide switches the active motion for this tick's request.
+func (m *Module) decide(req msg.MotionRequest, fall msg.Fall) {
+	want := req.Kind
+	if want == msg.MotionNone {
+		want = msg.MotionRelax
+	}
+	switch {
+	case want == msg.MotionRelax:
+		// Safety first: limp at once, whatever runs.
+		m.active = msg.MotionRelax
+		return
+	case m.active == msg.MotionGetUp && !m.player.Done():
+		return
+	case m.active == msg.MotionKick && !m.kick.player.Done():
+		if fall == msg.Upright {
+			return
+		}
+		// Fell during the kick: finishing it is pointless.
+	case m.active == msg.MotionWalk && m.walk.Stepping() && fall == msg.Upright:
+		// The walk finishes its step and stops by itself when asked to do
+		// something else.
+		return
+	}
+	switch want {
+	case msg.MotionGetUp:
+		if fall == msg.Upright {
+			m.toStand()
+			return
+		}
+		g := m.getups[1]
+		if m.lyingOnFront(fall) {
+			g = m.getups[0]
+		}
+		m.player.Reset(g, &m.cmd.Angle, m.cfg.GetUp.Stiffness)
+		m.active = msg.MotionGetUp
+	case msg.MotionKick:
+		if m.active != msg.MotionStand || !m.settled || fall != msg.Upright {
+			m.toStand()
+			return
+		}
+		foot := req.Kick.Foot
+		if foot != msg.RightFoot {
+			foot = msg.LeftFoot
+		}
+		lim := float64(m.cfg.Kick.MaxDirection)
+		dir := min(max(float64(req.Kick.Direction), -lim), lim)
+		if math.IsNaN(dir) {
+			dir = 0
+		}
+		m.kick.Reset(m.kicks[foot], kickSide(foot), dir, &m.cmd.Angle, m.cfg.Kick.Stiffness)
+		m.active = msg.MotionKick
+	case msg.MotionWalk:
+		if m.active == msg.MotionWalk {
+			return
+		}
+		if m.active != msg.MotionStand || !m.settled || fall != msg.Upright {
+			m.toStand()
+			return
+		}
+		m.walk.Reset()
+		m.active = msg.MotionWalk
+	default:
+		m.toStand()
+	}
+}
+
+func kickSide(f msg.Foot) kinematics.Side {
+	if f == msg.RightFoot {
+		return kinematics.Right
+	}
+	return kinematics.Left
+}
+
+// toStand makes the stand active (keeping its settled state if it already
+// is).
+func (m *Module) toStand() {
+	if m.active != msg.MotionStand {
+		m.active, m.settled = msg.MotionStand, false
+	}
+}
+
+// setStiffness sets every joint's stiffness, the legs' to legs unless it
+// is 0.
+func (m *Module) setStiffness(legs, others float64) {
+	for j := range m.cmd.Stiffness {
+		m.cmd.Stiffness[j] = others
+	}
+	if legs == 0 {
+		return
+	}
+	for s := range 2 {
+		for i := range 6 {
+			m.cmd.Stiffness[kinematics.Joint(kinematics.Side(s), i)] = legs
+		}
+	}
+}
+
+// armsAndHead puts the arms (and the joints the walk leaves alone) into the
+// stand pose while walking.
+func (m *Module) armsAndHead() {
+	for j := range hal.Joint(hal.NumJoints) {
+		if !isLeg(j) {
+			m.cmd.Angle[j] = m.stand[j]
+			m.cmd.Stiffness[j] = m.cfg.Stiffness
+		}
+	}
+}
+
+func isLeg(j hal.Joint) bool { return j >= hal.LHipYawPitch && j <= hal.RAnkleRoll }
+
+// effect is the effector step: every target within its joint's limits and
+// finite (a non-finite target keeps the previous one), every stiffness
+// within 0..1.
+func (m *Module) effect() {
+	bad := false
+	for j := range hal.Joint(hal.NumJoints) {
+		a := float64(m.cmd.Angle[j])
+		if math.IsNaN(a) || math.IsInf(a, 0) {
+			m.cmd.Angle[j] = m.prev.Angle[j]
+			bad = true
+		}
+		m.cmd.Angle[j] = j.Clamp(m.cmd.Angle[j])
+		s := m.cmd.Stiffness[j]
+		if math.IsNaN(s) {
+			s = 0
+		}
+		m.cmd.Stiffness[j] = min(max(s, 0), 1)
+	}
+	if bad {
+		m.errors++
+	}
+	m.prev = m.cmd
+}
+
+// Errors returns how many ticks had a non-finite joint target.
+func (m *Module) Errors() uint64 { return m.errors }
 
 // MoveTowards moves every joint of cmd towards target by at most speed·dt,
 // clamped to the joint's limits, and reports whether all joints are within

@@ -1,9 +1,21 @@
 package motion
 
 import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/modules/motion/internal/plant"
+	"github.com/robotd/robotd/modules/motion/kinematics"
+	"github.com/robotd/robotd/msg"
 )
 
 func TestMoveTowardsIsSpeedLimitedAndClamped(t *testing.T) {
@@ -28,5 +40,526 @@ func TestMoveTowardsIsSpeedLimitedAndClamped(t *testing.T) {
 	}
 	if cmd.Angle[hal.LKneePitch] != hal.Joints[hal.LKneePitch].Max {
 		t.Fatalf("knee %v, want clamped to %v", cmd.Angle[hal.LKneePitch], hal.Joints[hal.LKneePitch].Max)
+	}
+}
+
+// harness runs the module on a board with fake producers. With a plant the
+// joints, gyro and fall state come from it; otherwise the command becomes
+// the next tick's joint angles (a loopback).
+type harness struct {
+	t      testing.TB
+	b      *blackboard.Board
+	m      *Module
+	reqW   *blackboard.Writer[msg.MotionRequest]
+	jointW *blackboard.Writer[hal.JointSensors]
+	imuW   *blackboard.Writer[hal.IMU]
+	bodyW  *blackboard.Writer[msg.BodyState]
+	anglW  *blackboard.Writer[hal.BodyAngles]
+	cmdR   *blackboard.Reader[hal.JointCommand]
+	stateR *blackboard.Reader[msg.MotionState]
+
+	plant  *plant.Plant
+	tick   hal.Tick
+	req    msg.MotionRequest
+	body   msg.BodyState
+	angles hal.BodyAngles
+	joints hal.JointSensors
+	cmd    hal.JointCommand
+	state  msg.MotionState
+	odo    kinematics.Pose3
+	odoX   float64
+}
+
+type harnessOpt struct {
+	noIMU, noBody, angles bool
+	plant                 bool
+	cfg                   *Config
+}
+
+func newHarness(t testing.TB, o harnessOpt) *harness {
+	t.Helper()
+	cfg := DefaultConfig()
+	if o.cfg != nil {
+		cfg = *o.cfg
+	}
+	h := &harness{t: t, b: blackboard.New(), m: New(cfg), body: msg.BodyState{Connected: true}}
+	var err error
+	must := func(e error) {
+		t.Helper()
+		if e != nil {
+			t.Fatal(e)
+		}
+	}
+	h.reqW, err = blackboard.Write(h.b, "behaviour", msg.MotionRequestKey)
+	must(err)
+	h.jointW, err = blackboard.Write(h.b, "hal", msg.JointsKey)
+	must(err)
+	if !o.noIMU {
+		h.imuW, err = blackboard.Write(h.b, "hal", msg.IMUKey)
+		must(err)
+	}
+	if !o.noBody {
+		h.bodyW, err = blackboard.Write(h.b, "perception", msg.BodyStateKey)
+		must(err)
+	}
+	if o.angles {
+		h.anglW, err = blackboard.Write(h.b, "hal", msg.BodyAnglesKey)
+		must(err)
+	}
+	must(h.m.Wire(h.b))
+	h.cmdR, err = blackboard.Read(h.b, "hal", msg.JointCommandKey)
+	must(err)
+	h.stateR, err = blackboard.Read(h.b, "test", msg.MotionStateKey)
+	must(err)
+	must(h.b.Validate())
+	h.tick = hal.Tick{Period: 10 * time.Millisecond, Connected: true}
+	h.joints.Present = hal.AllJoints
+	if o.plant {
+		h.plant = plant.New(cfg.Geometry, cfg.StandPose)
+		h.plant.Delay, h.plant.MaxSpeed = 2, 351.77*math.Pi/180
+		h.joints.Angle = h.plant.Joints
+	}
+	h.odo = kinematics.Pose3{R: kinematics.Identity}
+	return h
+}
+
+// step runs one tick.
+func (h *harness) step() {
+	h.t.Helper()
+	h.tick.Seq++
+	h.tick.Time += h.tick.Period
+	h.b.BeginTick(h.tick.Seq, h.tick.Time)
+	if h.plant != nil {
+		h.joints.Angle = h.plant.Joints
+		if h.imuW != nil {
+			h.imuW.Set(hal.IMU{Gyro: h.plant.Gyro, Accel: hal.Vec3{Z: 9.81}})
+		}
+	} else if h.imuW != nil {
+		h.imuW.Set(hal.IMU{Accel: hal.Vec3{Z: 9.81}})
+	}
+	h.jointW.Set(h.joints)
+	if h.bodyW != nil {
+		h.bodyW.Set(h.body)
+	}
+	if h.anglW != nil {
+		h.anglW.Set(h.angles)
+	}
+	h.reqW.Set(h.req)
+	if err := h.m.Tick(h.tick); err != nil {
+		h.t.Fatal(err)
+	}
+	h.cmdR.Load(&h.cmd)
+	h.stateR.Load(&h.state)
+	o := h.state.Odometry
+	h.odo = h.odo.Mul(kinematics.Pose3{R: kinematics.RotZ(float64(o.Heading)), P: kinematics.Vec3{float64(o.X), float64(o.Y), 0}})
+	for j := range h.cmd.Angle {
+		a, s := h.cmd.Angle[j], h.cmd.Stiffness[j]
+		if a < hal.Joints[j].Min || a > hal.Joints[j].Max || math.IsNaN(float64(a)) || s < 0 || s > 1 {
+			h.t.Fatalf("tick %d: %s commanded %v with stiffness %v", h.tick.Seq, hal.Joint(j), a, s)
+		}
+	}
+	if h.plant != nil {
+		h.plant.Step(&h.cmd, h.tick.Period.Seconds())
+		if h.plant.Fallen && h.body.Fall == msg.Upright {
+			h.t.Fatalf("tick %d: fell while %v (CoM %.1f mm outside)", h.tick.Seq, h.state.Active, -h.plant.Margin*1000)
+		}
+	} else {
+		for j := range h.joints.Angle {
+			h.joints.Angle[j] = hal.Joint(j).Clamp(h.cmd.Angle[j])
+		}
+	}
+}
+
+// until steps until cond holds, at most n ticks.
+func (h *harness) until(n int, what string, cond func() bool) int {
+	h.t.Helper()
+	for i := range n {
+		h.step()
+		if cond() {
+			return i + 1
+		}
+	}
+	h.t.Fatalf("not %s within %d ticks (state %+v)", what, n, h.state)
+	return n
+}
+
+// TestStandSettlesInStandPose: from all joints at zero, the stand reaches
+// the IK-derived stand pose at the bounded speed with stiffness 0.7, and
+// says so.
+func TestStandSettlesInStandPose(t *testing.T) {
+	h := newHarness(t, harnessOpt{})
+	h.req = msg.MotionRequest{Kind: msg.MotionStand}
+	pose := DefaultConfig().StandPose
+	prev := h.joints.Angle
+	n := h.until(300, "settled", func() bool {
+		for j := range prev {
+			// (The first tick clamps the zeros into the joints' ranges.)
+			if d := math.Abs(float64(h.cmd.Angle[j] - prev[j])); h.tick.Seq > 1 && d > 1.5*0.01+1e-12 {
+				t.Fatalf("%s moved %v in a tick", hal.Joint(j), d)
+			}
+		}
+		prev = h.cmd.Angle
+		return h.state.Settled
+	})
+	for j := range hal.NumJoints {
+		if d := float64(h.joints.Angle[j] - hal.Joint(j).Clamp(pose[j])); math.Abs(d) > 0.011 {
+			t.Errorf("%s at %.3f, want %.3f", hal.Joint(j), h.joints.Angle[j], pose[j])
+		}
+		if h.cmd.Stiffness[j] != 0.7 {
+			t.Errorf("%s stiffness %v", hal.Joint(j), h.cmd.Stiffness[j])
+		}
+	}
+	if h.state.Active != msg.MotionStand || !h.state.Interruptible || n > 150 {
+		t.Fatalf("state %+v after %d ticks", h.state, n)
+	}
+}
+
+// TestStandPoseFromIK: the stand pose puts the soles flat under the hips,
+// HipHeight below them, and follows the configured stance.
+func TestStandPoseFromIK(t *testing.T) {
+	for _, hh := range []float64{0.21, 0.19, 0.225} {
+		cfg := DefaultConfig()
+		cfg.Stance.HipHeight = hh
+		m := New(cfg)
+		legs := kinematics.LegsFrom(&m.stand)
+		g := cfg.Geometry
+		for s := range 2 {
+			f, tilt := kinematics.Flat(g.FK(kinematics.Side(s), &legs[s]))
+			want := kinematics.FootPose{X: -cfg.Stance.TorsoOffsetX, Y: kinematics.Side(s).Sign() * g.HipOffsetY, Z: g.HipOffsetZ - hh}
+			if math.Abs(f.X-want.X) > 1e-9 || math.Abs(f.Y-want.Y) > 1e-9 || math.Abs(f.Z-want.Z) > 1e-9 || math.Abs(f.Yaw) > 1e-9 || tilt > 1e-9 {
+				t.Fatalf("hip height %v: %v sole at %+v, want %+v", hh, kinematics.Side(s), f, want)
+			}
+		}
+		if legs[0][kinematics.KneePitch] < 0.3 {
+			t.Fatalf("hip height %v: knees nearly straight (%v)", hh, legs[0][kinematics.KneePitch])
+		}
+	}
+}
+
+// TestWalkKickWalk: a kick asked for while walking waits for the walk to
+// finish its step and stop, then runs to its end whatever is asked
+// meanwhile; then the walk resumes. The state says what runs, truthfully.
+func TestWalkKickWalk(t *testing.T) {
+	h := newHarness(t, harnessOpt{plant: true})
+	walkReq := msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: 0.3}}
+	kickReq := msg.MotionRequest{Kind: msg.MotionKick, Kick: msg.KickRequest{Foot: msg.RightFoot, Direction: 0.2}}
+	h.req = walkReq
+	h.until(100, "walking", func() bool { return h.state.Active == msg.MotionWalk && !h.state.Settled })
+	for range 150 {
+		h.step()
+		if h.state.Active != msg.MotionWalk || !h.state.Interruptible {
+			t.Fatalf("walking: state %+v", h.state)
+		}
+	}
+	h.req = kickReq
+	// The walk stops (finishing steps, decelerating), the stand settles,
+	// the kick starts.
+	var seen []msg.MotionKind
+	h.until(300, "kicking", func() bool {
+		if len(seen) == 0 || seen[len(seen)-1] != h.state.Active {
+			seen = append(seen, h.state.Active)
+		}
+		return h.state.Active == msg.MotionKick
+	})
+	if want := []msg.MotionKind{msg.MotionWalk, msg.MotionStand, msg.MotionKick}; len(seen) != 3 || seen[0] != want[0] || seen[1] != want[1] {
+		t.Fatalf("went through %v, want %v", seen, want)
+	}
+	// Behaviour changes its mind: the kick goes on to its end.
+	h.req = walkReq
+	kickTicks := h.until(400, "kick done", func() bool {
+		if h.state.Active == msg.MotionKick {
+			if h.state.Interruptible || h.state.Settled {
+				t.Fatalf("kicking: state %+v", h.state)
+			}
+			if o := h.state.Odometry; o != (hal.Pose2{}) {
+				t.Fatalf("odometry %+v while kicking", o)
+			}
+			return false
+		}
+		return true
+	})
+	if d := time.Duration(kickTicks) * h.tick.Period; d < 2*time.Second || d > 2500*time.Millisecond {
+		t.Fatalf("kick took %v", d)
+	}
+	h.until(100, "walking again", func() bool { return h.state.Active == msg.MotionWalk })
+	x0 := h.odo.P[0]
+	for range 300 {
+		h.step()
+	}
+	if h.odo.P[0]-x0 < 0.6 {
+		t.Fatalf("walked only %.3f m in 3 s after the kick", h.odo.P[0]-x0)
+	}
+	t.Logf("kick %v; CoM margin %.1f mm", time.Duration(kickTicks)*h.tick.Period, h.plant.MinMargin*1000)
+}
+
+// TestFallGetUp: after a fall the get-up for the side the robot lies on
+// runs to its end (a walk request meanwhile waits), in less than 10 s, then
+// the robot stands.
+func TestFallGetUp(t *testing.T) {
+	front, _ := Action("getup_front.kf")
+	back, _ := Action("getup_back.kf")
+	tests := []struct {
+		name   string
+		opt    harnessOpt
+		fall   msg.Fall
+		angles hal.BodyAngles
+		want   *Keyframes
+	}{
+		{"front", harnessOpt{}, msg.FallenFront, hal.BodyAngles{Pitch: 1.4}, front},
+		{"back", harnessOpt{}, msg.FallenBack, hal.BodyAngles{Pitch: -1.4}, back},
+		{"left, face down", harnessOpt{}, msg.FallenLeft, hal.BodyAngles{Roll: -1.4, Pitch: 0.3}, front},
+		{"right, face up", harnessOpt{}, msg.FallenRight, hal.BodyAngles{Roll: 1.4, Pitch: -0.3}, back},
+		{"front from the body angles (no perception)", harnessOpt{noBody: true, angles: true}, msg.Upright, hal.BodyAngles{Pitch: 1.4}, front},
+		{"back from the body angles (no perception)", harnessOpt{noBody: true, angles: true}, msg.Upright, hal.BodyAngles{Pitch: -1.4}, back},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.opt)
+			h.req = msg.MotionRequest{Kind: msg.MotionStand}
+			h.until(200, "standing", func() bool { return h.state.Settled })
+			h.body = msg.BodyState{Fall: tc.fall, Angles: tc.angles, Connected: true}
+			h.angles = tc.angles
+			h.req = msg.MotionRequest{Kind: msg.MotionGetUp}
+			h.step()
+			if h.state.Active != msg.MotionGetUp || h.state.Interruptible {
+				t.Fatalf("state %+v", h.state)
+			}
+			// The first keyframe's targets are being approached.
+			f0 := tc.want.Frames[0]
+			h.req = msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: 0.3}}
+			n := h.until(1000, "got up", func() bool {
+				if h.tick.Seq == 50 {
+					for j := range hal.Joint(hal.NumJoints) {
+						if f0.Set.Has(j) && j != hal.HeadYaw && j != hal.HeadPitch {
+							if d := math.Abs(float64(h.cmd.Angle[j] - f0.Angle[j])); d > 0.35 {
+								t.Fatalf("%s at %.2f, the get-up's first frame has %.2f", j, h.cmd.Angle[j], f0.Angle[j])
+							}
+						}
+					}
+				}
+				if tc.opt.angles && h.tick.Seq == 300 {
+					h.angles = hal.BodyAngles{} // upright again
+				} else if h.tick.Seq == 300 {
+					h.body = msg.BodyState{Connected: true}
+				}
+				if h.state.Active == msg.MotionGetUp {
+					if h.state.Interruptible {
+						t.Fatal("get-up interruptible")
+					}
+					return false
+				}
+				return true
+			})
+			if d := time.Duration(n) * h.tick.Period; d > 10*time.Second || d < tc.want.Duration()-20*time.Millisecond {
+				t.Fatalf("get-up took %v (the action lasts %v)", d, tc.want.Duration())
+			}
+			if h.state.Active != msg.MotionStand {
+				t.Fatalf("after the get-up: %+v", h.state)
+			}
+			h.until(200, "walking", func() bool { return h.state.Active == msg.MotionWalk })
+		})
+	}
+}
+
+// TestRelaxInterruptsEverything: relax (the safe state) is obeyed at once,
+// even during a get-up or a kick.
+func TestRelaxInterruptsEverything(t *testing.T) {
+	for _, kind := range []msg.MotionKind{msg.MotionKick, msg.MotionGetUp, msg.MotionWalk} {
+		h := newHarness(t, harnessOpt{})
+		h.req = msg.MotionRequest{Kind: msg.MotionStand}
+		h.until(200, "standing", func() bool { return h.state.Settled })
+		if kind == msg.MotionGetUp {
+			h.body.Fall = msg.FallenBack
+		}
+		h.req = msg.MotionRequest{Kind: kind, Walk: msg.WalkRequest{Forward: 0.2}}
+		for range 30 {
+			h.step()
+		}
+		if h.state.Active != kind {
+			t.Fatalf("%v not running: %+v", kind, h.state)
+		}
+		h.req = msg.MotionRequest{Kind: msg.MotionRelax}
+		h.step()
+		if h.state.Active != msg.MotionRelax || !h.state.Settled {
+			t.Fatalf("%v: relax ignored: %+v", kind, h.state)
+		}
+		for j, s := range h.cmd.Stiffness {
+			if s != 0 {
+				t.Fatalf("%v: %s stiffness %v", kind, hal.Joint(j), s)
+			}
+		}
+	}
+}
+
+// TestModuleWalksInPlant: the module walks 3 m forward at 0.3 m/s on the
+// kinematic plant, gyro in the loop, scanning with the head, without
+// falling, and its odometry says where it went.
+func TestModuleWalksInPlant(t *testing.T) {
+	h := newHarness(t, harnessOpt{plant: true})
+	h.req = msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: 0.3}, Head: msg.HeadRequest{Mode: msg.HeadScan}}
+	prevHead := h.cmd.Angle
+	maxHead := float64(DefaultConfig().Head.MaxSpeed) * 0.01
+	start := 0
+	n := h.until(2000, "3 m walked", func() bool {
+		for _, j := range []hal.Joint{hal.HeadYaw, hal.HeadPitch} {
+			if d := math.Abs(float64(h.cmd.Angle[j] - prevHead[j])); h.tick.Seq > 1 && d > maxHead+1e-12 {
+				t.Fatalf("head %s moved %.4f in a tick", j, d)
+			}
+		}
+		prevHead = h.cmd.Angle
+		if start == 0 && h.state.Active == msg.MotionWalk {
+			start = int(h.tick.Seq)
+		}
+		x, _, _ := h.plant.Ground()
+		return x >= 3
+	})
+	secs := float64(n-start) * 0.01
+	x, y, hd := h.plant.Ground()
+	if v := 3 / secs; v < 0.27 {
+		t.Fatalf("3 m in %.2f s: %.3f m/s", secs, v)
+	}
+	if math.Abs(y) > 0.02 || math.Abs(hd) > 0.02 {
+		t.Fatalf("drifted to (%.3f, %.3f, %.3f)", x, y, hd)
+	}
+	if math.Abs(h.odo.P[0]-x) > 0.03 {
+		t.Fatalf("odometry %.3f m, walked %.3f m", h.odo.P[0], x)
+	}
+	t.Logf("3 m in %.2f s (%.3f m/s average from the start), CoM margin %.1f mm", secs, 3/secs, h.plant.MinMargin*1000)
+}
+
+// TestWiresWithoutIMUOrPerception: a backend without an IMU and a stack
+// without perception still wire, and the walk works without the gyro.
+func TestWiresWithoutIMUOrPerception(t *testing.T) {
+	h := newHarness(t, harnessOpt{noIMU: true, noBody: true, plant: true})
+	h.req = msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: 0.2}}
+	h.until(500, "0.8 m walked", func() bool { x, _, _ := h.plant.Ground(); return x > 0.8 })
+}
+
+// TestOutputsAlwaysWithinLimits drives every motion with hostile requests
+// (NaN, huge values); the harness checks every command's limits.
+func TestOutputsAlwaysWithinLimits(t *testing.T) {
+	h := newHarness(t, harnessOpt{})
+	nan := math.NaN()
+	reqs := []msg.MotionRequest{
+		{Kind: msg.MotionStand, Head: msg.HeadRequest{Mode: msg.HeadLookAt, Yaw: hal.Radians(nan), Pitch: 9}},
+		{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: hal.MetresPerSec(nan), Turn: 1e9}},
+		{Kind: msg.MotionWalk, Walk: msg.WalkRequest{ToTarget: true, Target: hal.Pose2{X: hal.Metres(math.Inf(1))}}},
+		{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: 5, Left: -5, Turn: -5}},
+		{Kind: msg.MotionKick, Kick: msg.KickRequest{Foot: 7, Direction: hal.Radians(nan)}},
+		{Kind: msg.MotionKind(99)},
+		{Kind: msg.MotionNone},
+	}
+	for _, r := range reqs {
+		h.req = r
+		for range 400 {
+			h.step()
+		}
+	}
+	if h.m.Errors() != 0 {
+		t.Fatalf("%d ticks with non-finite targets", h.m.Errors())
+	}
+}
+
+// TestConfigJSON: the configuration has snake_case keys and durations as
+// strings, no derived stand pose, and decodes over the defaults unchanged.
+func TestConfigJSON(t *testing.T) {
+	def := DefaultConfig()
+	b, err := json.Marshal(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"stance":{"hip_height":0.21`, `"step_period":"250ms"`, `"max_forward":0.3`, `"scan_amplitude":1.5707963267948966`, `"gyro":{"filter":"20ms"`, `"left_file":""`} {
+		if !bytes.Contains(b, []byte(key)) {
+			t.Errorf("no %s in %s", key, b)
+		}
+	}
+	if bytes.Contains(b, []byte("stand_pose")) {
+		t.Error("the derived stand pose is in the file")
+	}
+	got := DefaultConfig()
+	if err := config.Decode(bytes.NewReader(b), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got != def {
+		t.Fatalf("decoded %+v, want %+v", got, def)
+	}
+	if err := config.Decode(strings.NewReader(`{"walk": {"step_hieght": 1}}`), &got); err == nil || !strings.Contains(err.Error(), "step_hieght") {
+		t.Fatalf("unknown key: %v", err)
+	}
+}
+
+// TestKeyframeFilesFromConfig: configured files replace the embedded ones;
+// a bad file stops wiring with its name and line.
+func TestKeyframeFilesFromConfig(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "my_kick.kf")
+	bad := filepath.Join(dir, "bad_getup.kf")
+	if err := os.WriteFile(good, []byte("# mine\n300 LKneePitch=40\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("300 HeadYaw=0\n300 LKneePitch=400\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Kick.LeftFile = good
+	m := New(cfg)
+	if err := m.Wire(blackboard.New()); err != nil {
+		t.Fatal(err)
+	}
+	if k := m.kicks[msg.LeftFoot]; k.Name != "my_kick.kf" || len(k.Frames) != 1 {
+		t.Fatalf("left kick %s with %d frames", k.Name, len(k.Frames))
+	}
+	cfg.GetUp.BackFile = bad
+	err := New(cfg).Wire(blackboard.New())
+	if err == nil || !strings.Contains(err.Error(), `bad_getup.kf:2: "LKneePitch=400": outside the joint's limits`) {
+		t.Fatalf("err = %v", err)
+	}
+	cfg.GetUp.BackFile = filepath.Join(dir, "missing.kf")
+	if err := New(cfg).Wire(blackboard.New()); err == nil || !strings.Contains(err.Error(), "missing.kf") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestTickDoesNotAllocate: no motion allocates per tick.
+func TestTickDoesNotAllocate(t *testing.T) {
+	reqs := []struct {
+		name string
+		req  msg.MotionRequest
+		fall msg.Fall
+	}{
+		{"stand, head scan", msg.MotionRequest{Kind: msg.MotionStand, Head: msg.HeadRequest{Mode: msg.HeadScan}}, msg.Upright},
+		{"walk", msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: 0.2, Turn: 0.4}}, msg.Upright},
+		{"walk to target", msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{ToTarget: true, Target: hal.Pose2{X: 3, Y: 1}}}, msg.Upright},
+		{"kick", msg.MotionRequest{Kind: msg.MotionKick, Kick: msg.KickRequest{Direction: 0.3}}, msg.Upright},
+		{"get up", msg.MotionRequest{Kind: msg.MotionGetUp}, msg.FallenFront},
+		{"relax", msg.MotionRequest{Kind: msg.MotionRelax}, msg.Upright},
+	}
+	for _, tc := range reqs {
+		h := newHarness(t, harnessOpt{})
+		h.req = msg.MotionRequest{Kind: msg.MotionStand}
+		h.until(200, "standing", func() bool { return h.state.Settled })
+		h.req, h.body.Fall = tc.req, tc.fall
+		for range 20 {
+			h.step()
+		}
+		if n := testing.AllocsPerRun(100, func() { h.step() }); n != 0 {
+			t.Errorf("%s: a tick allocates %v times", tc.name, n)
+		}
+	}
+}
+
+// BenchmarkTick is one motion tick while walking on an arc with the head
+// scanning (blackboard reads and writes included).
+func BenchmarkTick(b *testing.B) {
+	h := newHarness(b, harnessOpt{})
+	h.req = msg.MotionRequest{Kind: msg.MotionStand}
+	h.until(200, "standing", func() bool { return h.state.Settled })
+	h.req = msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: 0.25, Turn: 0.5}, Head: msg.HeadRequest{Mode: msg.HeadScan}}
+	for range 50 {
+		h.step()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		h.step()
 	}
 }

@@ -1,0 +1,177 @@
+package simserver
+
+import "math"
+
+// Ball model, fitted to monitor_agent.txt: a ball given (vel 2 0 0) on the
+// ground slides into rolling at 5/7 of that speed (a solid sphere) and then
+// decelerates by ballDecel0 + ballDecel1·speed, which rolls it 1.64 m and
+// stops it after 2.6 s, as the fork's strongly damped ball does (the
+// recorded positions are matched within 7 cm).
+const (
+	ballDecel0   = 0.393 // m/s²
+	ballDecel1   = 0.25  // 1/s
+	rollFactor   = 5.0 / 7.0
+	ballBounce   = 0.5 // restitution of a kick
+	footBoxH     = 0.045
+	shankRadius  = 0.035
+	ballOnGround = BallRadius + 1e-6
+	// contactRange bounds how far from the torso a foot can reach the ball.
+	contactRange = 0.8
+)
+
+type ball struct {
+	p, v vec3
+	// Where each robot's feet and shanks were last step, for their speed.
+	prev     [][2]contactShape
+	prevSeen []int
+	touched  bool
+}
+
+// contactShape is a foot box or a shank segment in the world.
+type contactShape struct {
+	footR     mat3
+	footC     vec3 // foot box centre
+	knee, ank vec3
+	valid     bool
+}
+
+// set places the ball; vel, if given, is the velocity the trainer asked
+// for (the ball then rolls at 5/7 of it if it is on the ground).
+func (b *ball) set(p vec3, vel *vec3) {
+	if p[2] < BallRadius {
+		p[2] = BallRadius
+	}
+	b.p = p
+	b.v = vec3{}
+	if vel != nil {
+		b.v = *vel
+		if b.p[2] <= ballOnGround {
+			b.v = vec3{vel[0] * rollFactor, vel[1] * rollFactor, math.Max(0, vel[2])}
+		}
+	}
+}
+
+func (b *ball) step(dt float64, agents []*Agent) {
+	if b.p[2] > ballOnGround || b.v[2] > 0 {
+		b.v[2] -= gravity * dt
+	}
+	if b.p[2] <= ballOnGround && b.v[2] <= 0 {
+		b.v[2] = 0
+		s := math.Hypot(b.v[0], b.v[1])
+		if s > 0 {
+			ns := math.Max(0, s-(ballDecel0+ballDecel1*s)*dt)
+			b.v[0] *= ns / s
+			b.v[1] *= ns / s
+		}
+	}
+	b.p = b.p.add(b.v.scale(dt))
+	if b.p[2] < BallRadius {
+		b.p[2] = BallRadius
+		b.v[2] = 0
+	}
+	for i, lim := range [2]float64{wallX, wallY} {
+		if b.p[i] > lim {
+			b.p[i], b.v[i] = lim, -0.5*b.v[i]
+		} else if b.p[i] < -lim {
+			b.p[i], b.v[i] = -lim, -0.5*b.v[i]
+		}
+	}
+	b.collide(dt, agents)
+}
+
+// collide lets the robots' feet and shanks push the ball.
+func (b *ball) collide(dt float64, agents []*Agent) {
+	if cap(b.prev) < len(agents) {
+		b.prev = make([][2]contactShape, len(agents), 2*len(agents)+4)
+		b.prevSeen = make([]int, len(agents), 2*len(agents)+4)
+	}
+	b.prev = b.prev[:len(agents)]
+	b.prevSeen = b.prevSeen[:len(agents)]
+	for ai, a := range agents {
+		r := a.r
+		if b.prevSeen[ai] != a.id+1 {
+			b.prev[ai] = [2]contactShape{}
+			b.prevSeen[ai] = a.id + 1
+		}
+		if r.state == bodyFloating || math.Abs(r.p[0]-b.p[0]) > contactRange || math.Abs(r.p[1]-b.p[1]) > contactRange {
+			// Out of reach: nothing to push (the speeds restart when the
+			// ball comes within reach, long before a foot can touch it).
+			b.prev[ai] = [2]contactShape{}
+			continue
+		}
+		for i := 0; i < 2; i++ {
+			var s contactShape
+			s.footR = r.R.mul(&r.kin.footR[i])
+			s.footC = r.world(r.kin.sole[i]).add(s.footR.apply(vec3{0, 0, footBoxH / 2}))
+			s.knee, s.ank = r.world(r.kin.knee[i]), r.world(r.kin.ankle[i])
+			s.valid = true
+			old := b.prev[ai][i]
+			b.prev[ai][i] = s
+			var vel vec3
+			if old.valid {
+				vel = s.footC.sub(old.footC).scale(1 / dt)
+			}
+			// Foot box.
+			l := s.footR.applyT(b.p.sub(s.footC))
+			q := vec3{
+				math.Max(-soleHalfW, math.Min(soleHalfW, l[0])),
+				math.Max(-soleHalfL, math.Min(soleHalfL, l[1])),
+				math.Max(-footBoxH/2, math.Min(footBoxH/2, l[2])),
+			}
+			b.push(s.footC.add(s.footR.apply(q)), BallRadius, vel)
+			// Shank.
+			var sv vec3
+			if old.valid {
+				sv = s.ank.sub(old.ank).scale(1 / dt)
+			}
+			b.push(closestOnSegment(s.knee, s.ank, b.p), BallRadius+shankRadius, sv)
+		}
+	}
+}
+
+// push moves the ball out of contact with the point q (at distance reach)
+// moving at vel, and bounces it off.
+func (b *ball) push(q vec3, reach float64, vel vec3) {
+	d := b.p.sub(q)
+	n := d.norm()
+	if n >= reach {
+		return
+	}
+	var dir vec3
+	if n > 1e-9 {
+		dir = d.scale(1 / n)
+	} else {
+		dir = vec3{vel[0], vel[1], 0}.unit()
+		if dir == (vec3{}) {
+			dir = vec3{1, 0, 0}
+		}
+	}
+	if b.p[2] <= ballOnGround+0.01 {
+		// A ball on the ground is pushed along it.
+		dir[2] = 0
+		if l := dir.norm(); l > 1e-9 {
+			dir = dir.scale(1 / l)
+		} else {
+			dir = vec3{1, 0, 0}
+		}
+	}
+	b.p = b.p.add(dir.scale(reach - n + 1e-4))
+	if b.p[2] < BallRadius {
+		b.p[2] = BallRadius
+	}
+	vn := b.v.sub(vel).dot(dir)
+	if vn < 0 {
+		b.v = b.v.sub(dir.scale((1 + ballBounce) * vn))
+		b.touched = true
+	}
+}
+
+func closestOnSegment(a, b, p vec3) vec3 {
+	ab := b.sub(a)
+	l2 := ab.dot(ab)
+	if l2 < 1e-12 {
+		return a
+	}
+	t := math.Max(0, math.Min(1, p.sub(a).dot(ab)/l2))
+	return a.add(ab.scale(t))
+}

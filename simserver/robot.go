@@ -1,0 +1,718 @@
+package simserver
+
+import "math"
+
+// bodyState is what carries the robot's body.
+type bodyState uint8
+
+const (
+	// bodyFloating: before it is placed, the robot hangs in the air at its
+	// creation point and feels nothing (ACC 0), as the real server's.
+	bodyFloating bodyState = iota
+	// bodyDropping: placed (beam, trainer) just above the ground, falling
+	// onto its feet.
+	bodyDropping
+	// bodyStanding: carried by the supporting foot.
+	bodyStanding
+	// bodyFalling: tipping over an edge of the support polygon.
+	bodyFalling
+	// bodyLying: on the ground until a get-up brings the centre of mass
+	// over the feet, or the trainer moves it.
+	bodyLying
+	// bodyRising: the get-up's last phase, from lying to standing.
+	bodyRising
+)
+
+var bodyStateNames = [...]string{"floating", "dropping", "standing", "falling", "lying", "rising"}
+
+func (s bodyState) String() string { return bodyStateNames[s] }
+
+// Model constants of the kinematic body.
+const (
+	// dropTime is how long a placed robot falls before its feet touch:
+	// 6 cycles at 10 ms and 3 at 20 ms, as connect.txt and
+	// step20ms_he1_p1.txt show.
+	dropTime = 0.055
+	// contactTol is how close to the ground a sole corner counts as
+	// touching (FRP).
+	contactTol = 0.002
+	// supportTol is how close to the ground a foot still helps to support
+	// the body: a kinematic body cannot tilt the last millimetres onto it.
+	supportTol = 0.006
+	// riseTime is the last phase of a get-up.
+	riseTime = 0.4
+	// getUpKnee is the knee flexion a get-up must reach (crouched, the feet
+	// under the body) before the robot can stand up (sim sign: negative).
+	getUpKnee = -60 * rad
+	// getUpMargin is how far inside the support polygon the centre of mass
+	// must be for a get-up to succeed.
+	getUpMargin = 0.01
+)
+
+// Lying tilts of the torso after a fall, from the final ACC of the imu_fall
+// traces: forward (0, -9.62, 1.92), backward (0, 9.81, 0.20), to the side
+// (∓9.4, 0, 2.8).
+var (
+	lieForward  = math.Atan2(9.62, 1.92)
+	lieBackward = math.Atan2(9.81, 0.20)
+	lieSide     = math.Atan2(9.44, 2.81)
+)
+
+// robot is the simulated NAO: joints, body pose and sensors.
+type robot struct {
+	// Joints.
+	q, v   [numJoints]float64 // angle (rad), commanded motor velocity (rad/s)
+	over   [numJoints]int8    // +1/-1: the last step overshot the upper/lower stop
+	qBack  [numJoints]float64 // angle before an overshoot
+	asleep bool               // resting long enough that a start is delayed a cycle
+	still  int                // steps without joint motion
+	moved  bool               // a joint moved since the last wake-up
+	kin    kinematics
+	dirty  bool // kin is stale
+
+	state   bodyState
+	R       mat3 // torso orientation in the world
+	p       vec3 // torso origin in the world
+	support int  // 0 right, 1 left
+	footYaw float64
+	footPos vec3    // support sole centre on the ground
+	contact [2]bool // touching the ground (FRP)
+	// supported: near enough the ground to share the weight.
+	supported [2]bool
+	corners   [2][4]vec3 // sole corners in the world, from contacts
+	frpC      [2]vec3
+	frpF      [2]vec3
+	// Sensors.
+	gyr, acc vec3
+	prevR    mat3
+	prevP    vec3
+	prevV    vec3
+	hist     int // valid pose history samples
+	// Dropping.
+	dropT  float64
+	dropZ0 float64
+	// Falling.
+	pivot, axis, fallN vec3
+	footW              mat3 // the pivoting foot's world orientation
+	phi, omega, lie    float64
+	comV               vec3 // the torso's velocity (smoothed)
+	prevCom            vec3 // the torso's last position
+	comValid           bool
+	// Rising.
+	riseT     float64
+	riseFromR mat3
+	riseFromP vec3
+	// Seen body parts in the world, for the cycle partsCycle-1.
+	parts      [5]vec3
+	partsCycle int64
+}
+
+func newRobot() *robot {
+	r := &robot{dirty: true, R: ident}
+	for i := range joints {
+		r.q[i] = joints[i].rest
+	}
+	r.kin.compute(&r.q)
+	r.dirty = false
+	return r
+}
+
+func (r *robot) updateKin() {
+	if r.dirty {
+		r.kin.compute(&r.q)
+		r.dirty = false
+	}
+}
+
+// float places the robot hanging in the air with its camera at cam.
+func (r *robot) float(cam vec3, heading float64) {
+	r.updateKin()
+	r.R = uprightFrame(heading)
+	r.p = cam.sub(r.R.apply(r.kin.cam))
+	r.state = bodyFloating
+	r.hist = 0
+	r.comValid = false
+	r.gyr, r.acc = vec3{}, vec3{}
+	r.contact = [2]bool{}
+}
+
+// place puts the robot upright with its torso over (x, y), facing heading
+// (rad), its lower foot on the ground, or drop above it when drop is set.
+func (r *robot) place(x, y, heading float64, drop bool) {
+	r.updateKin()
+	k := &r.kin
+	// Put the lower foot (in the upright torso's frame) on the ground.
+	up := uprightFrame(heading)
+	sf := 0
+	z0 := up.apply(k.sole[0])[2]
+	if z1 := up.apply(k.sole[1])[2]; z1 < z0 {
+		sf = 1
+	}
+	r.support = sf
+	fw := up.mul(&k.footR[sf])
+	r.footYaw = yawOf(&fw) - math.Pi/2
+	r.footPos = vec3{}
+	r.standPose()
+	// Shift so the torso is over (x, y).
+	d := vec3{x - r.p[0], y - r.p[1], 0}
+	r.footPos = r.footPos.add(d)
+	r.p = r.p.add(d)
+	r.hist = 0
+	r.comValid = false
+	r.phi, r.omega = 0, 0
+	if drop {
+		r.state = bodyDropping
+		r.dropT = -1 // the placing step itself does not fall
+		r.dropZ0 = 0.5 * gravity * dropTime * dropTime
+		r.p[2] += r.dropZ0
+		r.contact = [2]bool{}
+	} else {
+		r.state = bodyStanding
+		r.contacts()
+	}
+	r.gyr, r.acc = vec3{}, vec3{}
+}
+
+// footFrame is the world orientation of a flat foot with yaw y.
+func footFrame(y float64) mat3 { return rotZ(y) }
+
+// standPose sets R and p from the support foot flat on the ground.
+func (r *robot) standPose() {
+	fr := footFrame(r.footYaw)
+	r.footPose(&fr)
+}
+
+// footPose sets R and p from the support foot's world orientation fr and
+// its sole centre r.footPos.
+func (r *robot) footPose(fr *mat3) {
+	k := &r.kin
+	sf := r.support
+	ft := k.footR[sf].transpose()
+	r.R = fr.mul(&ft)
+	r.p = r.footPos.sub(r.R.apply(k.sole[sf]))
+}
+
+// soleCorners returns the world corners of foot i for torso pose (R, p).
+func (r *robot) soleCorners(i int, R *mat3, p vec3) (c [4]vec3) {
+	k := &r.kin
+	fr := R.mul(&k.footR[i])
+	o := p.add(R.apply(k.sole[i]))
+	for n, d := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
+		c[n] = o.add(fr.apply(vec3{d[0] * soleHalfW, d[1]*soleHalfL + 0, 0}))
+	}
+	return c
+}
+
+func minMaxZ(c *[4]vec3) (lo, hi float64) {
+	lo, hi = c[0][2], c[0][2]
+	for _, v := range c[1:] {
+		lo, hi = math.Min(lo, v[2]), math.Max(hi, v[2])
+	}
+	return lo, hi
+}
+
+// makeSupport makes foot i the support, flat on the ground where it is.
+func (r *robot) makeSupport(i int) {
+	r.comValid = false // the switch may jolt the pose a little
+	k := &r.kin
+	fr := r.R.mul(&k.footR[i])
+	o := r.p.add(r.R.apply(k.sole[i]))
+	r.support = i
+	r.footYaw = yawOf(&fr) - math.Pi/2
+	r.footPos = vec3{o[0], o[1], 0}
+	r.standPose()
+}
+
+// stepJoints integrates the joints for one step. wake reports that a
+// non-zero velocity command was realised this step. restSteps is the
+// number of still steps after which a start is delayed (0: never).
+func (r *robot) stepJoints(dt float64, wake bool, restSteps int) {
+	if r.asleep {
+		if wake {
+			// The command enables the resting body; it moves from the next
+			// step on (the k+3 start of the traces).
+			r.asleep, r.moved, r.still = false, false, 0
+		}
+		return
+	}
+	moved := false
+	for j := range r.q {
+		q, v := r.q[j], r.v[j]
+		if o := r.over[j]; o != 0 {
+			// The stop pushes an overshoot back: to the last angle inside
+			// the range, or to the stop itself if the motor still pushes.
+			r.over[j] = 0
+			switch {
+			case float64(o)*v <= 0:
+				r.q[j] = r.qBack[j]
+			case o > 0:
+				r.q[j] = joints[j].max
+			default:
+				r.q[j] = joints[j].min
+			}
+			moved = true
+			continue
+		}
+		if v == 0 {
+			continue
+		}
+		n := q + v*dt
+		if s := &joints[j]; !s.limited() {
+			// ODE reports a hinge angle in (-180°, 180°].
+			if n > math.Pi {
+				n -= 2 * math.Pi
+			} else if n <= -math.Pi {
+				n += 2 * math.Pi
+			}
+		} else {
+			switch {
+			case n > s.max && q < s.max:
+				r.over[j], r.qBack[j] = 1, q
+			case n > s.max:
+				n = s.max
+			case n < s.min && q > s.min:
+				r.over[j], r.qBack[j] = -1, q
+			case n < s.min:
+				n = s.min
+			}
+		}
+		if n != q {
+			r.q[j] = n
+			moved = true
+		}
+	}
+	if moved {
+		r.dirty = true
+		r.still = 0
+		r.moved = true
+		return
+	}
+	r.still++
+	if restSteps > 0 && r.moved && r.still >= restSteps {
+		r.asleep = true
+	}
+}
+
+// stepBody moves the body for one step and updates the sensors.
+func (r *robot) stepBody(dt, margin float64) {
+	r.updateKin()
+	switch r.state {
+	case bodyFloating:
+		r.gyr, r.acc = vec3{}, vec3{}
+		r.hist = 0
+		return
+	case bodyDropping:
+		if r.dropT < 0 {
+			r.dropT = 0
+		} else {
+			r.dropT += dt
+		}
+		z := r.dropZ0 - 0.5*gravity*r.dropT*r.dropT
+		r.standPose()
+		r.gyr, r.acc = vec3{}, vec3{} // free fall
+		if z > 0 {
+			r.p[2] += z
+			r.hist = 0
+			return
+		}
+		// Landed: the impact shows as a spike in the next reading, as in
+		// connect.txt.
+		r.state = bodyStanding
+		r.contacts()
+		r.prevR, r.prevP, r.prevV, r.hist = r.R, r.p, vec3{0, 0, -gravity * r.dropT}, 2
+		return
+	case bodyStanding:
+		r.standPose()
+		r.chooseSupport()
+		r.contacts()
+		if d, pivot, n := r.comOutside(dt); d > margin {
+			r.startFall(pivot, n)
+		}
+	case bodyFalling:
+		r.stepFall(dt)
+	case bodyLying:
+		r.contacts()
+		r.tryGetUp()
+	case bodyRising:
+		r.stepRise(dt)
+	}
+	r.imu(dt)
+}
+
+// chooseSupport moves the weight to the other foot when it reaches below
+// the ground. (In double support the support foot stays put: switching by
+// the centre of mass would let small symmetric motions ratchet the robot
+// round.)
+func (r *robot) chooseSupport() {
+	o := 1 - r.support
+	c := r.soleCorners(o, &r.R, r.p)
+	lo, hi := minMaxZ(&c)
+	if lo < -contactTol/2 {
+		// The other foot reaches below the ground: the weight moves to it,
+		// unless that would sink the current support foot in turn (both
+		// feet planted, neither flat: the support keeps the weight).
+		R, p, sup, fy, fp := r.R, r.p, r.support, r.footYaw, r.footPos
+		r.makeSupport(o)
+		c := r.soleCorners(sup, &r.R, r.p)
+		if lo2, _ := minMaxZ(&c); lo2 < lo {
+			r.R, r.p, r.support, r.footYaw, r.footPos = R, p, sup, fy, fp
+		}
+		return
+	}
+	_ = hi
+}
+
+// contacts sets which feet touch the ground and their FRP readings.
+func (r *robot) contacts() {
+	var on [2]bool
+	var lo [2]float64
+	for i := 0; i < 2; i++ {
+		r.corners[i] = r.soleCorners(i, &r.R, r.p)
+		lo[i], _ = minMaxZ(&r.corners[i])
+		on[i] = lo[i] < contactTol
+	}
+	if r.state == bodyStanding || r.state == bodyFalling {
+		on[r.support] = true
+	}
+	r.contact = on
+	r.supported = on
+	for i := 0; i < 2; i++ {
+		r.supported[i] = on[i] || lo[i] < supportTol
+	}
+	com := r.p.add(r.R.apply(r.kin.com))
+	w := totalMass * gravity
+	// Share the weight by the lever rule between the sole centres.
+	share := [2]float64{}
+	switch {
+	case on[0] && on[1]:
+		a := r.p.add(r.R.apply(r.kin.sole[0]))
+		b := r.p.add(r.R.apply(r.kin.sole[1]))
+		ab := vec3{b[0] - a[0], b[1] - a[1], 0}
+		t := 0.5
+		if l2 := ab.dot(ab); l2 > 1e-9 {
+			t = vec3{com[0] - a[0], com[1] - a[1], 0}.dot(ab) / l2
+		}
+		t = math.Max(0, math.Min(1, t))
+		share = [2]float64{1 - t, t}
+	case on[0]:
+		share[0] = 1
+	case on[1]:
+		share[1] = 1
+	}
+	if r.state == bodyLying {
+		share = [2]float64{0.05, 0.05}
+	}
+	for i := 0; i < 2; i++ {
+		if !on[i] {
+			r.frpC[i], r.frpF[i] = vec3{}, vec3{}
+			continue
+		}
+		fr := r.R.mul(&r.kin.footR[i])
+		o := r.p.add(r.R.apply(r.kin.sole[i]))
+		// Centre of pressure: the centre of mass over the sole, clamped to
+		// it; the fork reports it from the foot box's centre.
+		c := fr.applyT(com.sub(o))
+		if on[0] && on[1] {
+			c[0] = 0 // both feet share sideways: each presses at its middle
+		}
+		c[0] = math.Max(-soleHalfW, math.Min(soleHalfW, c[0]))
+		c[1] = math.Max(-soleHalfL, math.Min(soleHalfL, c[1]))
+		c[2] = -0.01
+		r.frpC[i] = c
+		r.frpF[i] = fr.applyT(vec3{0, 0, w * share[i]})
+	}
+}
+
+// polygon is supportPolygon for the current pose, from the corners
+// contacts found.
+func (r *robot) polygon(both bool) (pts [8][2]float64, n int) {
+	var all [8][2]float64
+	m := 0
+	for i := 0; i < 2; i++ {
+		if i != r.support && !both {
+			continue
+		}
+		for _, v := range r.corners[i] {
+			all[m] = [2]float64{v[0], v[1]}
+			m++
+		}
+	}
+	return convexHull(&all, m)
+}
+
+// supportPolygon returns the convex hull of the soles in contact, in
+// counter-clockwise order.
+func (r *robot) supportPolygon(R *mat3, p vec3, both bool) (pts [8][2]float64, n int) {
+	var all [8][2]float64
+	m := 0
+	for i := 0; i < 2; i++ {
+		if i != r.support && !both {
+			continue
+		}
+		c := r.soleCorners(i, R, p)
+		for _, v := range c {
+			all[m] = [2]float64{v[0], v[1]}
+			m++
+		}
+	}
+	return convexHull(&all, m)
+}
+
+// convexHull is the gift-wrapping hull of the first m points.
+func convexHull(pts *[8][2]float64, m int) (h [8][2]float64, n int) {
+	start := 0
+	for i := 1; i < m; i++ {
+		if pts[i][0] < pts[start][0] || pts[i][0] == pts[start][0] && pts[i][1] < pts[start][1] {
+			start = i
+		}
+	}
+	cur := start
+	for n < 8 {
+		h[n] = pts[cur]
+		n++
+		next := (cur + 1) % m
+		for i := 0; i < m; i++ {
+			cr := cross2(pts[cur], pts[next], pts[i])
+			if cr < 0 || cr == 0 && dist2(pts[cur], pts[i]) > dist2(pts[cur], pts[next]) {
+				next = i
+			}
+		}
+		cur = next
+		if cur == start {
+			break
+		}
+	}
+	return h, n
+}
+
+func cross2(o, a, b [2]float64) float64 {
+	return (a[0]-o[0])*(b[1]-o[1]) - (a[1]-o[1])*(b[0]-o[0])
+}
+
+func dist2(a, b [2]float64) float64 { return (a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) }
+
+// outside returns the signed distance of c from the convex polygon
+// (negative inside), the nearest boundary point and the outward normal.
+func outside(h *[8][2]float64, n int, c [2]float64) (d float64, near, normal [2]float64) {
+	in := true
+	best := math.Inf(1)
+	for i := 0; i < n; i++ {
+		a, b := h[i], h[(i+1)%n]
+		e := [2]float64{b[0] - a[0], b[1] - a[1]}
+		l2 := e[0]*e[0] + e[1]*e[1]
+		if l2 < 1e-12 {
+			continue
+		}
+		if cross2(a, b, c) < 0 {
+			in = false
+		}
+		t := ((c[0]-a[0])*e[0] + (c[1]-a[1])*e[1]) / l2
+		t = math.Max(0, math.Min(1, t))
+		p := [2]float64{a[0] + t*e[0], a[1] + t*e[1]}
+		if dd := math.Sqrt(dist2(p, c)); dd < best {
+			l := math.Sqrt(l2)
+			best, near, normal = dd, p, [2]float64{e[1] / l, -e[0] / l}
+		}
+	}
+	if in {
+		return -best, near, normal
+	}
+	return best, near, normal
+}
+
+// comOutside measures the capture point against the support polygon: the
+// centre of mass extrapolated by the body's velocity, x + v·√(h/g), where
+// an inverted pendulum moving at v comes to rest. v is the torso's
+// velocity: a body leaning over its feet carries its momentum on, a leg
+// swinging under a still torso (a kick) does not topple it. It returns the
+// distance outside, the nearest boundary point and the outward direction.
+func (r *robot) comOutside(dt float64) (float64, vec3, vec3) {
+	com := r.p.add(r.R.apply(r.kin.com))
+	if r.comValid {
+		v := r.p.sub(r.prevCom).scale(1 / dt)
+		r.comV = r.comV.scale(0.5).add(v.scale(0.5))
+	} else {
+		r.comV = vec3{}
+	}
+	r.prevCom, r.comValid = r.p, true
+	h := math.Max(com[2], 0.05)
+	cp := com.add(r.comV.scale(math.Sqrt(h / gravity)))
+	poly, n := r.polygon(r.supported[0] && r.supported[1])
+	d, near, nrm := outside(&poly, n, [2]float64{cp[0], cp[1]})
+	if d > 0 {
+		// Outward: from the polygon to the capture point.
+		nrm = [2]float64{cp[0] - near[0], cp[1] - near[1]}
+		l := math.Hypot(nrm[0], nrm[1])
+		nrm = [2]float64{nrm[0] / l, nrm[1] / l}
+	}
+	return d, vec3{near[0], near[1], 0}, vec3{nrm[0], nrm[1], 0}
+}
+
+// startFall tips the robot over the support polygon's edge at pivot,
+// towards n, as a rigid body with the centre of mass's current speed.
+func (r *robot) startFall(pivot, n vec3) {
+	r.state = bodyFalling
+	r.comValid = false
+	r.footW = footFrame(r.footYaw)
+	r.pivot = pivot
+	r.fallN = n
+	r.axis = vec3{0, 0, 1}.cross(n).unit()
+	c := r.p.add(r.R.apply(r.kin.com)).sub(pivot)
+	l := math.Max(math.Hypot(c.dot(n), c[2]), 0.05)
+	r.omega = math.Max(0, r.comV.dot(n)) / l
+	r.phi = 0
+	// The torso lies at the tilt the traces show for the direction it falls
+	// in, relative to the way it faces.
+	f := r.R.applyT(n)
+	a := math.Atan2(f[0], f[1]) // 0 forward, ±π/2 sideways
+	fwd, side := math.Cos(a), math.Abs(math.Sin(a))
+	switch {
+	case fwd >= 0:
+		r.lie = fwd*fwd*lieForward + side*side*lieSide
+	default:
+		r.lie = fwd*fwd*lieBackward + side*side*lieSide
+	}
+}
+
+// stepFall rotates the body about the tipping edge: θ” = g·sin θ / L, the
+// centre of mass an inverted pendulum over the pivot. When the other foot
+// comes down, the body pivots over it; when the centre of mass swings back
+// inside, the robot rocks back onto its feet.
+func (r *robot) stepFall(dt float64) {
+	// The body hangs from the pivoting foot, so joints keep moving it.
+	r.footPose(&r.footW)
+	c := r.p.add(r.R.apply(r.kin.com)).sub(r.pivot)
+	cn := c.dot(r.fallN)
+	l2 := math.Max(cn*cn+c[2]*c[2], 0.0025)
+	r.omega += gravity * cn / l2 * dt
+	dphi := r.omega * dt
+	r.phi += dphi
+	if r.phi <= 0 {
+		// Rocked back: standing on the support foot again.
+		r.state = bodyStanding
+		r.makeSupport(r.support)
+		r.omega, r.phi = 0, 0
+		r.contacts()
+		return
+	}
+	rot := rotAxis(r.axis, dphi)
+	r.footW = rot.mul(&r.footW)
+	r.footW.orthonormalize()
+	r.footPos = r.pivot.add(rot.apply(r.footPos.sub(r.pivot)))
+	r.footPose(&r.footW)
+	// The other foot touching down becomes the pivot.
+	o := 1 - r.support
+	oc := r.soleCorners(o, &r.R, r.p)
+	if lo, _ := minMaxZ(&oc); lo < -1e-6 {
+		best := 0
+		for i := range oc {
+			if oc[i][2] < oc[best][2] {
+				best = i
+			}
+		}
+		r.pivot = vec3{oc[best][0], oc[best][1], 0}
+		r.p[2] -= lo
+		r.footW = r.R.mul(&r.kin.footR[o])
+		r.footPos = r.p.add(r.R.apply(r.kin.sole[o]))
+		r.support = o
+	}
+	cam := r.p.add(r.R.apply(r.kin.cam))
+	if tilt := tiltOf(&r.R); tilt >= r.lie || cam[2] < 0.05 {
+		if over := tilt - r.lie; over > 0 {
+			// Land at the lying tilt, not past it.
+			back := rotAxis(r.axis, -over)
+			r.R = back.mul(&r.R)
+			r.p = r.pivot.add(back.apply(r.p.sub(r.pivot)))
+		}
+		r.state = bodyLying
+		r.omega = 0
+	}
+	r.contacts()
+	if r.state == bodyFalling {
+		r.contact[r.support] = true
+	}
+}
+
+// tryGetUp stands the robot up when its get-up motion has brought the
+// centre of mass over the feet in a crouch.
+func (r *robot) tryGetUp() {
+	if r.q[jRLeg+3] > getUpKnee || r.q[jLLeg+3] > getUpKnee {
+		return
+	}
+	// Where the robot would be standing on its feet now.
+	R, p := r.R, r.p
+	sup, fy, fp := r.support, r.footYaw, r.footPos
+	up := uprightFrame(yawOf(&r.R))
+	fw := up.mul(&r.kin.footR[0])
+	r.support = 0
+	r.footYaw = yawOf(&fw) - math.Pi/2
+	r.footPos = vec3{}
+	r.standPose()
+	d := vec3{p[0] - r.p[0], p[1] - r.p[1], 0}
+	r.footPos, r.p = r.footPos.add(d), r.p.add(d)
+	c0 := r.soleCorners(1, &r.R, r.p)
+	lo, hi := minMaxZ(&c0)
+	both := lo > -0.01 && hi < 0.01
+	com := r.p.add(r.R.apply(r.kin.com))
+	h, n := r.supportPolygon(&r.R, r.p, both)
+	dist, _, _ := outside(&h, n, [2]float64{com[0], com[1]})
+	if dist < -getUpMargin {
+		r.state = bodyRising
+		r.riseT = 0
+		r.riseFromR, r.riseFromP = R, p
+		r.R, r.p = R, p
+		return
+	}
+	r.R, r.p, r.support, r.footYaw, r.footPos = R, p, sup, fy, fp
+}
+
+func (r *robot) stepRise(dt float64) {
+	r.riseT += dt
+	t := math.Min(1, r.riseT/riseTime)
+	r.standPose()
+	R := slerp(&r.riseFromR, &r.R, t)
+	p := r.riseFromP.lerp(r.p, t)
+	if t >= 1 {
+		r.state = bodyStanding
+		r.comValid = false
+		r.contacts()
+		return
+	}
+	r.R, r.p = R, p
+	r.contacts()
+}
+
+// imu derives GYR (deg/s) and ACC (m/s², specific force) in the torso frame
+// from the pose history.
+func (r *robot) imu(dt float64) {
+	if r.hist == 0 {
+		r.gyr = vec3{}
+		r.acc = r.R.applyT(vec3{0, 0, gravity})
+		r.prevR, r.prevP, r.prevV, r.hist = r.R, r.p, vec3{}, 1
+		return
+	}
+	rt := r.prevR.transpose()
+	d := rt.mul(&r.R)
+	r.gyr = d.rotVec().scale(deg / dt)
+	v := r.p.sub(r.prevP).scale(1 / dt)
+	var a vec3
+	if r.hist >= 2 {
+		a = v.sub(r.prevV).scale(1 / dt)
+	}
+	r.acc = r.R.applyT(a.add(vec3{0, 0, gravity}))
+	r.prevR, r.prevP, r.prevV = r.R, r.p, v
+	if r.hist < 2 {
+		r.hist++
+	}
+}
+
+// camPose returns the camera's world position and orientation.
+func (r *robot) camPose() (vec3, mat3) {
+	return r.p.add(r.R.apply(r.kin.cam)), r.R.mul(&r.kin.head)
+}
+
+// world returns the world position of a point given in the torso frame.
+func (r *robot) world(v vec3) vec3 { return r.p.add(r.R.apply(v)) }
+
+// heading is the torso's heading (rad).
+func (r *robot) heading() float64 { return yawOf(&r.R) }

@@ -83,6 +83,9 @@ func (b *Board) BeginTick(seq uint64, t time.Duration) {
 // Tick returns the current tick number.
 func (b *Board) Tick() uint64 { return b.tick.Load() }
 
+// Time returns the current tick's time.
+func (b *Board) Time() time.Duration { return time.Duration(b.time.Load()) }
+
 // entry is the type-erased view of an entry, for wiring and introspection.
 type entry interface {
 	hdr() *header

@@ -328,7 +328,8 @@ func (w *World) appendMonitor(dst []byte, full bool) []byte {
 				vec3{2 * soleHalfW, 2 * soleHalfL, 0.02}, mat)
 		}
 	}
-	return append(dst, "))"...)
+	// Close the scene list; the message is balanced, as the fork's is.
+	return append(dst, ')')
 }
 
 func (w *World) appendTeams(dst []byte) []byte {

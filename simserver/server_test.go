@@ -234,6 +234,21 @@ func TestMonitorAndTrainer(t *testing.T) {
 		}
 		prev = tm
 	}
+	// Every monitor message is one balanced run of S-expressions, like
+	// the fork's (monitor.txt): a viewer parses it without error.
+	var sc simspark.Scanner
+	for i, m := range mon.msgs {
+		sc.Reset([]byte(m), 0)
+		for {
+			tok, err := sc.Next()
+			if err != nil {
+				t.Fatalf("monitor message %d does not parse: %v: %.200s", i, err, m)
+			}
+			if tok == simspark.TokenEOF {
+				break
+			}
+		}
+	}
 	mon.mu.Unlock()
 	if checked < 15 {
 		t.Errorf("only %d update intervals checked", checked)

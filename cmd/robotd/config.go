@@ -4,29 +4,27 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/robotd/robotd/backends/real"
 	"github.com/robotd/robotd/backends/sim"
-	"github.com/robotd/robotd/modules/behaviour"
-	"github.com/robotd/robotd/modules/motion"
-	"github.com/robotd/robotd/modules/perception"
-	"github.com/robotd/robotd/runner"
+	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/robot"
 )
 
 // Config is robotd's whole configuration: one section per part, defaults in
 // DefaultConfig, a JSON file over them, flags over that. The same file works
 // for both builds: each build uses its own backend's section.
 type Config struct {
-	Robot      RobotConfig       `json:"robot"`
-	Log        LogConfig         `json:"log"`
-	Metrics    MetricsConfig     `json:"metrics"`
-	Runner     runner.Config     `json:"runner"`
-	Perception perception.Config `json:"perception"`
-	Behaviour  behaviour.Config  `json:"behaviour"`
-	Motion     motion.Config     `json:"motion"`
-	Real       real.Config       `json:"real"`
-	Sim        SimConfig         `json:"sim"`
-	Record     RecordConfig      `json:"record"`
+	Robot   RobotConfig   `json:"robot"`
+	Log     LogConfig     `json:"log"`
+	Metrics MetricsConfig `json:"metrics"`
+	// The runner's and the modules' sections (runner, perception,
+	// behaviour, motion).
+	robot.Config
+	Real   real.Config  `json:"real"`
+	Sim    SimConfig    `json:"sim"`
+	Record RecordConfig `json:"record"`
 }
 
 // RobotConfig says who this robot is.
@@ -58,24 +56,50 @@ type MetricsConfig struct {
 // SimConfig configures the sim build's backend.
 type SimConfig struct {
 	// Mode is "auto" (use a SimSpark server if one listens at host:port,
-	// else the built-in stand-in), "server" (always the server, waiting and
-	// reconnecting until it is there) or "loopback" (the stand-in robot).
+	// else start the embedded simulator there), "server" (always the
+	// server, waiting and reconnecting until it is there), "embedded"
+	// (start robotd's own SimSpark-compatible simulator in-process, on
+	// host:port and the embedded monitor port) or "loopback" (no
+	// simulator: a robot whose commands become its sensors).
 	Mode string `json:"mode"`
 	sim.Config
+	// Embedded configures the embedded simulator.
+	Embedded EmbeddedConfig `json:"embedded"`
+}
+
+// EmbeddedConfig configures the embedded simulator (package simserver).
+type EmbeddedConfig struct {
+	// MonitorPort is the trainer/monitor port (3200 like the real
+	// server); 0 turns it off.
+	MonitorPort int `json:"monitor_port"`
+	// Cycle is the simulation step: 10 ms like the SPL fork, 20 ms like
+	// upstream.
+	Cycle config.Duration `json:"cycle"`
+	// Sync runs the simulator in sync mode, as fast as the agents answer
+	// (the backend then answers every cycle with (syn)); otherwise it runs
+	// in real time.
+	Sync bool `json:"sync"`
+	// Seed seeds the simulator's noise.
+	Seed uint64 `json:"seed"`
+	// NoVisionNoise turns the simulator's vision noise off.
+	NoVisionNoise bool `json:"no_vision_noise"`
+}
+
+// DefaultEmbeddedConfig returns the embedded simulator's defaults: the SPL
+// fork's 10 ms cycle in real time, monitor port 3200, seed 1.
+func DefaultEmbeddedConfig() EmbeddedConfig {
+	return EmbeddedConfig{MonitorPort: 3200, Cycle: config.Duration(10 * time.Millisecond), Seed: 1}
 }
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{
-		Robot:      RobotConfig{TeamName: "robotd", TeamNumber: 1, Player: 1},
-		Log:        LogConfig{Level: "info", Format: "text"},
-		Runner:     runner.DefaultConfig(),
-		Perception: perception.DefaultConfig(),
-		Behaviour:  behaviour.DefaultConfig(),
-		Motion:     motion.DefaultConfig(),
-		Real:       real.DefaultConfig(),
-		Sim:        SimConfig{Mode: "auto", Config: sim.DefaultConfig()},
-		Record:     DefaultRecordConfig(),
+		Robot:  RobotConfig{TeamName: "robotd", TeamNumber: 1, Player: 1},
+		Log:    LogConfig{Level: "info", Format: "text"},
+		Config: robot.DefaultConfig(),
+		Real:   real.DefaultConfig(),
+		Sim:    SimConfig{Mode: "auto", Config: sim.DefaultConfig(), Embedded: DefaultEmbeddedConfig()},
+		Record: DefaultRecordConfig(),
 	}
 }
 
@@ -118,16 +142,21 @@ func (c *Config) Validate() error {
 		return err
 	}
 	switch c.Sim.Mode {
-	case "auto", "server", "loopback":
+	case "auto", "server", "embedded", "loopback":
 	default:
-		return fmt.Errorf("config: sim.mode %q: want auto, server or loopback", c.Sim.Mode)
+		return fmt.Errorf("config: sim.mode %q: want auto, server, embedded or loopback", c.Sim.Mode)
+	}
+	if e := c.Sim.Embedded; e.MonitorPort < 0 || e.MonitorPort > 65535 {
+		return fmt.Errorf("config: sim.embedded.monitor_port %d is outside 0..65535", e.MonitorPort)
+	} else if e.Cycle.D() < time.Millisecond || e.Cycle.D() > time.Second {
+		return fmt.Errorf("config: sim.embedded.cycle %v is outside 1ms..1s", e.Cycle.D())
 	}
 	s := c.SimBackend()
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	if err := c.Perception.Validate(); err != nil {
-		return fmt.Errorf("config: perception: %w", err)
+	if err := c.Config.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
 	}
 	if err := c.Record.Validate(); err != nil {
 		return fmt.Errorf("config: record: %w", err)

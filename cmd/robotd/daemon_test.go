@@ -3,7 +3,10 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
+	"math"
+	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/robotd/robotd/msg"
 )
 
 // TestSimDaemonStartsServesAndStopsSafely builds the sim daemon (the README's
@@ -27,7 +32,10 @@ func TestSimDaemonStartsServesAndStopsSafely(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build -tags sim: %v\n%s", err, out)
 	}
-	cmd := exec.Command(bin, "-metrics-addr", "127.0.0.1:0", "-player", "7")
+	// The README's command with no server listening: the embedded
+	// simulator starts (here on free ports, not 3100/3200).
+	cmd := exec.Command(bin, "-metrics-addr", "127.0.0.1:0", "-player", "7",
+		"-set", "sim.port="+strconv.Itoa(freePort(t)), "-set", "sim.embedded.monitor_port="+strconv.Itoa(freePort(t)))
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +86,23 @@ func TestSimDaemonStartsServesAndStopsSafely(t *testing.T) {
 	for _, m := range []string{`robotd_module_tick_seconds_count{module="motion"}`, "robotd_tick_overruns_total", "robotd_backend_connected"} {
 		scrape(t, url, m)
 	}
+	// It stands, upright, at its beam pose (-2, 0) in the embedded
+	// simulator: the simulator's ground truth on its blackboard says so.
+	snap := strings.TrimSuffix(url, "/metrics") + "/debug/blackboard"
+	var st standState
+	for i := 0; i < 200; i++ {
+		st = readStand(t, snap)
+		if st.ok() {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !st.ok() {
+		t.Fatalf("robot not standing at its beam pose after 10 s: %+v\n%s", st, log.String())
+	}
+	if !strings.Contains(log.String(), "embedded simulator") {
+		t.Errorf("no log line about the embedded simulator:\n%s", log.String())
+	}
 
 	sent := time.Now()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -105,6 +130,64 @@ func TestSimDaemonStartsServesAndStopsSafely(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), `msg="safe state reached"`) {
 		t.Fatalf("no safe-state log line:\n%s", log.String())
+	}
+}
+
+// freePort returns a TCP port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// standState is what the daemon's blackboard says about standing.
+type standState struct {
+	Connected, Truth, Upright, Stand bool
+	X, Y                             float64
+}
+
+func (s standState) ok() bool {
+	return s.Connected && s.Truth && s.Upright && s.Stand && math.Hypot(s.X+2, s.Y) < 0.05
+}
+
+// readStand reads the daemon's blackboard snapshot.
+func readStand(t *testing.T, url string) standState {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	var snap struct {
+		Entries map[string]struct {
+			Value json.RawMessage
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&snap); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	var gt struct {
+		Valid bool
+		Pose  struct{ X, Y float64 }
+	}
+	var body struct {
+		Fall      int
+		Connected bool
+	}
+	var ms struct {
+		Active  int
+		Settled bool
+	}
+	_ = json.Unmarshal(snap.Entries["hal.ground_truth"].Value, &gt)
+	_ = json.Unmarshal(snap.Entries["perception.body"].Value, &body)
+	_ = json.Unmarshal(snap.Entries["motion.state"].Value, &ms)
+	return standState{
+		Connected: body.Connected, Truth: gt.Valid, Upright: body.Fall == int(msg.Upright),
+		Stand: ms.Active == int(msg.MotionStand) && ms.Settled, X: gt.Pose.X, Y: gt.Pose.Y,
 	}
 }
 

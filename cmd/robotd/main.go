@@ -78,6 +78,11 @@ func loadConfig(args []string, stdout, stderr io.Writer) (*Config, error) {
 	metrics := fs.String("metrics-addr", "", "listen address for /metrics (overrides metrics.addr; default 127.0.0.1:<10000+100·team+player>)")
 	level := fs.String("log-level", "", "log level: debug, info, warn, error (overrides log.level)")
 	printCfg := fs.Bool("print-config", false, "print the effective configuration as JSON and exit")
+	var sets []string
+	fs.Func("set", "set one configuration value, `key=value` with a dotted key as in -print-config (e.g. sim.embedded.sync=true); repeatable, applied after -config", func(s string) error {
+		sets = append(sets, s)
+		return nil
+	})
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: robotd [flags]\n       robotd replay [flags] LOG\n\nrobotd is the robot daemon (%s build).\n\n", buildName)
 		fs.PrintDefaults()
@@ -91,6 +96,11 @@ func loadConfig(args []string, stdout, stderr io.Writer) (*Config, error) {
 	if *path != "" {
 		if err := config.Load(*path, &cfg); err != nil {
 			return nil, err
+		}
+	}
+	for _, kv := range sets {
+		if err := setValue(&cfg, kv); err != nil {
+			return nil, fmt.Errorf("-set %s: %w", kv, err)
 		}
 	}
 	fs.Visit(func(f *flag.Flag) {

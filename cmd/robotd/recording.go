@@ -8,10 +8,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/robotd/robotd/modules/behaviour"
-	"github.com/robotd/robotd/modules/motion"
-	"github.com/robotd/robotd/modules/perception"
 	"github.com/robotd/robotd/record"
+	"github.com/robotd/robotd/robot"
 	"github.com/robotd/robotd/runner"
 )
 
@@ -40,11 +38,7 @@ func (c *RecordConfig) Validate() error {
 // newModules builds the robot's modules from cfg, in the order serve adds
 // them. Serve and replay both use it, so that a replay reruns what ran.
 func newModules(cfg *Config) []runner.Module {
-	return []runner.Module{
-		perception.New(cfg.Perception),
-		behaviour.New(cfg.Behaviour),
-		motion.New(cfg.Motion),
-	}
+	return robot.Modules(&cfg.Config)
 }
 
 // runRecording runs the started runner r until ctx is done, recording every

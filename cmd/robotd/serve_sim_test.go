@@ -18,6 +18,8 @@ func TestServeLeavesNoGoroutines(t *testing.T) {
 	defer leaktest.Check(t)()
 	cfg := DefaultConfig()
 	cfg.Metrics.Addr = "127.0.0.1:0"
+	cfg.Sim.Mode = "embedded"
+	cfg.Sim.Port, cfg.Sim.Embedded.MonitorPort = freePort(t), freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- serve(ctx, &cfg, slog.New(slog.NewTextHandler(io.Discard, nil))) }()

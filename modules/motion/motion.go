@@ -524,17 +524,28 @@ func (m *Module) effect() {
 // Errors returns how many ticks had a non-finite joint target.
 func (m *Module) Errors() uint64 { return m.errors }
 
-// MoveTowards moves every joint of cmd towards target by at most speed·dt,
-// clamped to the joint's limits, and reports whether all joints are within
-// tol of the target.
+// MoveTowards moves cmd towards target along a straight line in joint
+// space: the joint with the furthest to go moves at speed, the others in
+// proportion, so that all arrive together. Moving together keeps a leg's
+// pitch chain (hip + knee + ankle) as it is at both ends, so a robot
+// crouching from straight legs keeps its torso over its flat feet. Targets
+// are clamped to the joints' limits. It reports whether every joint is
+// within tol of its target.
 func MoveTowards(cmd *hal.JointCommand, target *[hal.NumJoints]hal.Radians, speed hal.RadPerSec, dt float64, tol hal.Radians) bool {
-	step := hal.Radians(float64(speed) * dt)
+	step := float64(speed) * dt
+	var far float64
+	for j := range hal.NumJoints {
+		d := math.Abs(float64(hal.Joint(j).Clamp(target[j]) - cmd.Angle[j]))
+		far = max(far, d)
+	}
+	frac := 1.0
+	if far > step {
+		frac = step / far
+	}
 	settled := true
 	for j := range hal.NumJoints {
 		goal := hal.Joint(j).Clamp(target[j])
-		d := goal - cmd.Angle[j]
-		d = min(max(d, -step), step)
-		cmd.Angle[j] = hal.Joint(j).Clamp(cmd.Angle[j] + d)
+		cmd.Angle[j] = hal.Joint(j).Clamp(cmd.Angle[j] + hal.Radians(frac*float64(goal-cmd.Angle[j])))
 		if diff := goal - cmd.Angle[j]; diff > tol || diff < -tol {
 			settled = false
 		}

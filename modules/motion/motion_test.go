@@ -18,19 +18,33 @@ import (
 	"github.com/robotd/robotd/msg"
 )
 
-func TestMoveTowardsIsSpeedLimitedAndClamped(t *testing.T) {
+func TestMoveTowardsIsSpeedLimitedSynchronousAndClamped(t *testing.T) {
 	var cmd hal.JointCommand
 	var target [hal.NumJoints]hal.Radians
 	target[hal.HeadYaw] = 0.1
-	target[hal.LKneePitch] = 5 // beyond the limit: clamped
+	target[hal.LHipPitch], target[hal.LKneePitch], target[hal.LAnklePitch] = -0.4, 0.8, -0.4
+	target[hal.RKneePitch] = 5 // beyond the limit: clamped
+	knee := float64(hal.Joints[hal.RKneePitch].Max)
 	const dt, speed = 0.01, 1.0
 	for i := 1; i <= 5; i++ {
 		if MoveTowards(&cmd, &target, speed, dt, 0.001) {
 			t.Fatalf("settled after %d steps", i)
 		}
-	}
-	if got := float64(cmd.Angle[hal.HeadYaw]); got < 0.0499 || got > 0.0501 {
-		t.Fatalf("HeadYaw after 5 steps at 1 rad/s = %v, want 0.05", got)
+		// The furthest joint (the clamped right knee) moves at speed, the
+		// others in proportion: all are the same fraction of the way.
+		frac := float64(cmd.Angle[hal.RKneePitch]) / knee
+		if want := float64(i) * speed * dt / knee; math.Abs(frac-want) > 1e-9 {
+			t.Fatalf("step %d: furthest joint %.4f of the way, want %.4f", i, frac, want)
+		}
+		for _, j := range []hal.Joint{hal.HeadYaw, hal.LHipPitch, hal.LKneePitch, hal.LAnklePitch} {
+			if got := float64(cmd.Angle[j]) / float64(target[j]); math.Abs(got-frac) > 1e-9 {
+				t.Fatalf("step %d: %s is %.4f of the way, the furthest joint %.4f", i, j, got, frac)
+			}
+		}
+		// The left leg's pitch chain stays flat.
+		if sum := cmd.Angle[hal.LHipPitch] + cmd.Angle[hal.LKneePitch] + cmd.Angle[hal.LAnklePitch]; math.Abs(float64(sum)) > 1e-12 {
+			t.Fatalf("step %d: hip + knee + ankle = %v", i, sum)
+		}
 	}
 	for range 300 {
 		MoveTowards(&cmd, &target, speed, dt, 0.001)
@@ -38,8 +52,11 @@ func TestMoveTowardsIsSpeedLimitedAndClamped(t *testing.T) {
 	if !MoveTowards(&cmd, &target, speed, dt, 0.001) {
 		t.Fatal("not settled after 3 s")
 	}
-	if cmd.Angle[hal.LKneePitch] != hal.Joints[hal.LKneePitch].Max {
-		t.Fatalf("knee %v, want clamped to %v", cmd.Angle[hal.LKneePitch], hal.Joints[hal.LKneePitch].Max)
+	if cmd.Angle[hal.RKneePitch] != hal.Joints[hal.RKneePitch].Max {
+		t.Fatalf("knee %v, want clamped to %v", cmd.Angle[hal.RKneePitch], hal.Joints[hal.RKneePitch].Max)
+	}
+	if cmd.Angle[hal.HeadYaw] != 0.1 {
+		t.Fatalf("HeadYaw %v, want 0.1", cmd.Angle[hal.HeadYaw])
 	}
 }
 

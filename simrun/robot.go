@@ -1,0 +1,222 @@
+package simrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/robotd/robotd/backends/sim"
+	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/msg"
+	"github.com/robotd/robotd/robot"
+	"github.com/robotd/robotd/runner"
+)
+
+// RobotConfig configures one in-process robot.
+type RobotConfig struct {
+	// Team is the SimSpark team name; the first team to connect plays on
+	// the left. Player is the uniform number.
+	Team   string
+	Player int
+	// Beam is the start pose in the team's frame.
+	Beam sim.Beam
+	// Robot configures the runner and modules; zero means
+	// robot.DefaultConfig().
+	Robot *robot.Config
+	// Sim is the backend's configuration to start from (host, port, team,
+	// player, beam and sync are set here); zero means sim.DefaultConfig()
+	// with generous timeouts, as a sync-mode server waits for every agent.
+	Sim *sim.Config
+	// Observe is called with the robot's board before the runner starts,
+	// so that a caller can declare readers (e.g. blackboard.ReadOptional
+	// under its own module name) or add modules through Extra.
+	Observe func(*blackboard.Board) error
+	// Extra modules run alongside the daemon's (test probes, experiment
+	// bookkeeping).
+	Extra []runner.Module
+}
+
+// Robot is one in-process robotd on the simulator.
+type Robot struct {
+	cfg     RobotConfig
+	board   *blackboard.Board
+	backend *sim.Backend
+	cancel  context.CancelFunc
+	done    chan error
+
+	truth *blackboard.Reader[hal.GroundTruth]
+	pose  *blackboard.Reader[msg.RobotPose]
+	ball  *blackboard.Reader[msg.Ball]
+	body  *blackboard.Reader[msg.BodyState]
+	mstat *blackboard.Reader[msg.MotionState]
+}
+
+// AddRobot starts a robot: a SimSpark backend connected to the world's
+// agent port, the daemon's modules and a runner in its own goroutine. It
+// returns once the runner is wired; the robot connects, inits and beams
+// on its first ticks.
+func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
+	w.mu.Lock()
+	closed := w.closed
+	w.mu.Unlock()
+	if closed {
+		return nil, errors.New("simrun: world closed")
+	}
+	sc := sim.DefaultConfig()
+	sc.ReadTimeout = config.Duration(10 * time.Second)
+	sc.DeadTimeout = config.Duration(20 * time.Second)
+	sc.HandshakeTimeout = config.Duration(20 * time.Second)
+	if rc.Sim != nil {
+		sc = *rc.Sim
+	}
+	host, port, err := net.SplitHostPort(w.target.Agent)
+	if err != nil {
+		return nil, fmt.Errorf("simrun: agent address %q: %w", w.target.Agent, err)
+	}
+	sc.Host = host
+	if sc.Port, err = strconv.Atoi(port); err != nil {
+		return nil, fmt.Errorf("simrun: agent port %q: %w", port, err)
+	}
+	if rc.Team == "" {
+		rc.Team = "robotd"
+	}
+	if rc.Player == 0 {
+		rc.Player = 1
+	}
+	sc.Team, sc.Player, sc.Beam, sc.Sync = rc.Team, rc.Player, rc.Beam, w.sync
+	log := w.log.With("team", rc.Team, "player", rc.Player)
+	be, err := sim.New(sc, log)
+	if err != nil {
+		return nil, fmt.Errorf("simrun: robot %s/%d: %w", rc.Team, rc.Player, err)
+	}
+	mc := robot.DefaultConfig()
+	if rc.Robot != nil {
+		mc = *rc.Robot
+	}
+	board := blackboard.New()
+	r := &Robot{cfg: rc, board: board, backend: be, done: make(chan error, 1)}
+	if rc.Observe != nil {
+		if err := rc.Observe(board); err != nil {
+			be.Close()
+			return nil, fmt.Errorf("simrun: robot %s/%d: observer: %w", rc.Team, rc.Player, err)
+		}
+	}
+	run := runner.New(mc.Runner, be, board, log, nil)
+	run.Add(robot.Modules(&mc)...)
+	run.Add(rc.Extra...)
+	const who = "simrun"
+	if r.truth, err = blackboard.ReadOptional(board, who, msg.GroundTruthKey); err == nil {
+		if r.pose, err = blackboard.ReadOptional(board, who, msg.RobotPoseKey); err == nil {
+			if r.ball, err = blackboard.ReadOptional(board, who, msg.BallKey); err == nil {
+				if r.body, err = blackboard.ReadOptional(board, who, msg.BodyStateKey); err == nil {
+					r.mstat, err = blackboard.ReadOptional(board, who, msg.MotionStateKey)
+				}
+			}
+		}
+	}
+	if err == nil {
+		err = run.Start()
+	}
+	if err != nil {
+		be.Close()
+		return nil, fmt.Errorf("simrun: robot %s/%d: %w", rc.Team, rc.Player, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go func() {
+		err := run.Run(ctx)
+		if errors.Is(err, context.Canceled) {
+			err = nil
+		}
+		be.Close()
+		r.done <- err
+	}()
+	w.mu.Lock()
+	w.robots = append(w.robots, r)
+	w.mu.Unlock()
+	return r, nil
+}
+
+// Stop stops the robot (the runner puts it into its safe state) and
+// returns the error its run ended with, if any. Calling it again returns
+// nil.
+func (r *Robot) Stop() error {
+	if r.cancel == nil {
+		return nil
+	}
+	r.cancel()
+	r.cancel = nil
+	select {
+	case err := <-r.done:
+		if err != nil {
+			return fmt.Errorf("simrun: robot %s/%d: %w", r.cfg.Team, r.cfg.Player, err)
+		}
+		return nil
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("simrun: robot %s/%d did not stop within 10 s", r.cfg.Team, r.cfg.Player)
+	}
+}
+
+// Done delivers the run's end: a value arrives when the
+// runner stopped by itself (an error) before Stop.
+func (r *Robot) Done() <-chan error { return r.done }
+
+// Board returns the robot's blackboard.
+func (r *Robot) Board() *blackboard.Board { return r.board }
+
+// Team and Player say who the robot is.
+func (r *Robot) Team() string { return r.cfg.Team }
+func (r *Robot) Player() int  { return r.cfg.Player }
+
+// Time returns the robot's current tick time (the simulation time once
+// connected).
+func (r *Robot) Time() time.Duration { return r.board.Time() }
+
+// Truth returns the simulator's ground truth as the robot last received
+// it (the fork's mypos/myorien/ballpos, in the team's frame, feet pose).
+func (r *Robot) Truth() (hal.GroundTruth, blackboard.Meta) { return r.truth.Get() }
+
+// Pose returns perception's pose estimate.
+func (r *Robot) Pose() (msg.RobotPose, blackboard.Meta) { return r.pose.Get() }
+
+// Ball returns perception's ball estimate.
+func (r *Robot) Ball() (msg.Ball, blackboard.Meta) { return r.ball.Get() }
+
+// Body returns perception's body state (falls, touch, sonar, FSR).
+func (r *Robot) Body() (msg.BodyState, blackboard.Meta) { return r.body.Get() }
+
+// Motion returns motion's state (what runs, odometry).
+func (r *Robot) Motion() (msg.MotionState, blackboard.Meta) { return r.mstat.Get() }
+
+// Backend returns the robot's SimSpark backend (stats, camera height).
+func (r *Robot) Backend() *sim.Backend { return r.backend }
+
+// WaitFor polls cond (every millisecond of wall time) until it is true,
+// the robot's simulation time has advanced by limit, ctx ends, or the
+// robot's run ends. It returns the simulation time that passed.
+func (r *Robot) WaitFor(ctx context.Context, limit time.Duration, cond func() bool) (time.Duration, error) {
+	start := r.Time()
+	tk := time.NewTicker(time.Millisecond)
+	defer tk.Stop()
+	for {
+		if cond() {
+			return r.Time() - start, nil
+		}
+		if el := r.Time() - start; el >= limit {
+			return el, fmt.Errorf("simrun: robot %s/%d: condition not met within %v of simulation time", r.cfg.Team, r.cfg.Player, limit)
+		}
+		select {
+		case <-ctx.Done():
+			return r.Time() - start, ctx.Err()
+		case err := <-r.done:
+			r.done <- err
+			return r.Time() - start, fmt.Errorf("simrun: robot %s/%d stopped: %v", r.cfg.Team, r.cfg.Player, err)
+		case <-tk.C:
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package simrun
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/robotd/robotd/backends/sim"
+	"github.com/robotd/robotd/internal/leaktest"
+	"github.com/robotd/robotd/msg"
+)
+
+func TestParseTarget(t *testing.T) {
+	cases := []struct {
+		in      string
+		want    Target
+		wantErr bool
+	}{
+		{"127.0.0.1:3100,127.0.0.1:3200", Target{"127.0.0.1:3100", "127.0.0.1:3200"}, false},
+		{" sim:3100 , sim:3200 ", Target{"sim:3100", "sim:3200"}, false},
+		{"127.0.0.1:3100", Target{}, true},
+		{"127.0.0.1,127.0.0.1:3200", Target{}, true},
+		{"", Target{}, true},
+	}
+	for _, tc := range cases {
+		got, err := ParseTarget(tc.in)
+		if (err != nil) != tc.wantErr || got != tc.want {
+			t.Errorf("ParseTarget(%q) = %+v, %v; want %+v, error %v", tc.in, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+func TestTargetFromEnvRejectsGarbage(t *testing.T) {
+	t.Setenv(EnvVar, "nonsense")
+	if _, _, err := TargetFromEnv(); err == nil {
+		t.Fatal("no error for a malformed " + EnvVar)
+	}
+	if _, err := Start(context.Background(), Options{}); err == nil {
+		t.Fatal("Start accepted a malformed " + EnvVar)
+	}
+}
+
+// TestRobotStandsAtBeam is issue 4's drop-in check: an in-process robotd
+// (SimSpark backend over TCP, the daemon's modules) connects to the
+// simulator unchanged, and the trainer/monitor state and the fork's
+// ground truth show it standing where it was beamed. With ROBOTD_SIMSPARK
+// set it runs against that server instead.
+func TestRobotStandsAtBeam(t *testing.T) {
+	defer leaktest.Check(t)()
+	ctx := context.Background()
+	w, err := Start(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := w.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	beam := sim.Beam{X: -1.5, Y: 0.5, Deg: 30}
+	r, err := w.AddRobot(RobotConfig{Team: "alpha", Player: 2, Beam: beam})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Let it connect and settle into its stand for 3 s of simulation.
+	if _, err := r.WaitFor(ctx, 3*time.Second+time.Hour, func() bool { return r.Time() > 3*time.Second }); err != nil {
+		t.Fatal(err)
+	}
+	gt, meta := r.Truth()
+	if !gt.Valid || !meta.Valid() {
+		t.Fatalf("no ground truth after 3 s: %+v", gt)
+	}
+	if d := math.Hypot(float64(gt.Pose.X)-beam.X, float64(gt.Pose.Y)-beam.Y); d > 0.05 {
+		t.Errorf("ground truth %+v is %.3f m from the beam (%.2f, %.2f)", gt.Pose, d, beam.X, beam.Y)
+	}
+	if dh := math.Abs(math.Remainder(float64(gt.Pose.Heading)-beam.Deg*math.Pi/180, 2*math.Pi)); dh > 5*math.Pi/180 {
+		t.Errorf("ground-truth heading %.1f°, beamed %.1f°", float64(gt.Pose.Heading)*180/math.Pi, beam.Deg)
+	}
+	body, _ := r.Body()
+	if body.Fall != msg.Upright {
+		t.Errorf("robot fell: %+v", body)
+	}
+	if w.Embedded() == nil {
+		return // a real server's scene graph has other nodes; ground truth was checked
+	}
+	if err := w.Trainer().RequestFullState(); err != nil {
+		t.Fatal(err)
+	}
+	var st MonitorState
+	for i := 0; i < 50; i++ {
+		if err := w.Trainer().WaitUpdate(ctx, 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		st = w.Trainer().State()
+		if len(st.Nodes) == 5 {
+			break
+		}
+	}
+	if len(st.Nodes) != 5 {
+		t.Fatalf("monitor scene has %d nodes, want ball + 4 for the robot", len(st.Nodes))
+	}
+	torso, lf, rf := st.Nodes[1], st.Nodes[3], st.Nodes[4]
+	mid := [2]float64{(lf[0] + rf[0]) / 2, (lf[1] + rf[1]) / 2}
+	if d := math.Hypot(mid[0]-beam.X, mid[1]-beam.Y); d > 0.05 {
+		t.Errorf("monitor: feet centred at (%.3f, %.3f), %.3f m from the beam", mid[0], mid[1], d)
+	}
+	if torso[2] < 0.25 || torso[2] > 0.45 {
+		t.Errorf("monitor: torso at height %.3f m: not standing", torso[2])
+	}
+	if n, err := w.Trainer().Malformed(); n != 0 {
+		t.Errorf("%d monitor messages did not parse, the last: %v", n, err)
+	}
+}

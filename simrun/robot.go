@@ -39,6 +39,9 @@ type RobotConfig struct {
 	// Extra modules run alongside the daemon's (test probes, experiment
 	// bookkeeping).
 	Extra []runner.Module
+	// Modules, if set, builds the modules instead of robot.Modules: for
+	// scenario tests that drive motion with a scripted behaviour, say.
+	Modules func(*robot.Config) []runner.Module
 }
 
 // Robot is one in-process robotd on the simulator.
@@ -107,7 +110,11 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 		}
 	}
 	run := runner.New(mc.Runner, be, board, log, nil)
-	run.Add(robot.Modules(&mc)...)
+	if rc.Modules != nil {
+		run.Add(rc.Modules(&mc)...)
+	} else {
+		run.Add(robot.Modules(&mc)...)
+	}
 	run.Add(rc.Extra...)
 	const who = "simrun"
 	if r.truth, err = blackboard.ReadOptional(board, who, msg.GroundTruthKey); err == nil {

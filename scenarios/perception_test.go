@@ -284,4 +284,3 @@ func toRobot(p hal.Pose2, v hal.Vec2) hal.Vec2 {
 	c, s := math.Cos(float64(p.Heading)), math.Sin(float64(p.Heading))
 	return hal.Vec2{X: c*dx + s*dy, Y: -s*dx + c*dy}
 }
-

@@ -24,6 +24,7 @@ import (
 
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/debugview"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/runner"
 )
@@ -180,7 +181,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		_ = r.SafeState()
 		return fmt.Errorf("metrics listener: %w", err)
 	}
-	srv := &http.Server{Handler: debugMux(reg, board), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: debugMux(reg, board, cfg, log), ReadHeaderTimeout: 5 * time.Second}
 	srvDone := make(chan error, 1)
 	go func() { srvDone <- srv.Serve(ln) }()
 	log.Info("robotd running", "build", buildName, "metrics", "http://"+ln.Addr().String()+"/metrics")
@@ -202,8 +203,9 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	return nil
 }
 
-// debugMux serves /metrics, the blackboard's entries and a JSON snapshot.
-func debugMux(reg *prometheus.Registry, board *blackboard.Board) *http.ServeMux {
+// debugMux serves /metrics, the blackboard's entries, a JSON snapshot, and
+// at / the debug page (package debugview) with its live state.
+func debugMux(reg *prometheus.Registry, board *blackboard.Board, cfg *Config, log *slog.Logger) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	mux.HandleFunc("GET /debug/blackboard", func(w http.ResponseWriter, _ *http.Request) {
@@ -219,7 +221,18 @@ func debugMux(reg *prometheus.Registry, board *blackboard.Board) *http.ServeMux 
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
+	view, err := debugview.New(board, reg, debugview.Options{Robot: robotIdentity(cfg), Log: log})
+	if err != nil {
+		log.Error("no debug page", "err", err)
+		return mux
+	}
+	mux.Handle("/", view)
 	return mux
+}
+
+// robotIdentity is who the debug page says the robot is.
+func robotIdentity(cfg *Config) debugview.Robot {
+	return debugview.Robot{Team: cfg.Robot.TeamNumber, TeamName: cfg.Robot.TeamName, Player: cfg.Robot.Player, Build: buildName}
 }
 
 // backendFunc constructs the build's backend.

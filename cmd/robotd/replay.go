@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +18,7 @@ import (
 	"github.com/robotd/robotd/backends/replay"
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/debugview"
 	"github.com/robotd/robotd/record"
 	"github.com/robotd/robotd/runner"
 )
@@ -45,11 +48,13 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var sets setFlags
 	fs.Var(&sets, "set", "change one setting of the recorded configuration, as section.key=value with a JSON or bare-string value (repeatable), e.g. -set motion.max_speed=1.0")
 	level := fs.String("log-level", "warn", "log level: debug, info, warn, error")
+	serveAddr := fs.String("serve", "", "instead of checking, serve the recording on the debug page at `ADDR` (e.g. 127.0.0.1:8080), with a time slider, until interrupted")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: robotd replay [flags] LOG\n\n"+
 			"Reruns the modules of a recording (LOG: its directory, for the newest session, or a\n"+
 			"segment file) on the recorded inputs and compares every blackboard entry after\n"+
-			"every tick. Exit status 0: bit-exact; 1: a difference (printed) or a failure.\n\n")
+			"every tick. Exit status 0: bit-exact; 1: a difference (printed) or a failure.\n"+
+			"With -serve it shows the recording on the debug page instead.\n\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -68,6 +73,13 @@ func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return exitUsage
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lvl}))
+	if *serveAddr != "" {
+		if err := serveRecording(ctx, fs.Arg(0), *cfgPath, sets, *serveAddr, stdout, log); err != nil {
+			fmt.Fprintf(stderr, "robotd replay: %v\n", err)
+			return exitFailed
+		}
+		return exitOK
+	}
 	res, err := replayLog(ctx, fs.Arg(0), *cfgPath, sets, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "robotd replay: %v\n", err)
@@ -131,6 +143,88 @@ func replayLog(ctx context.Context, path, cfgPath string, sets []string, log *sl
 		log.Info("the recording ends mid-stream (the recording process was killed); replayed what was flushed", "segments", res.Truncated)
 	}
 	return res, nil
+}
+
+// serveRecording serves the recording at path on the debug page at addr
+// until ctx is done. The recorded configuration (changed by cfgPath and
+// sets) names the robot and wires the modules on a board that is never
+// ticked: its Go types decode the recorded values (enums by name).
+func serveRecording(ctx context.Context, path, cfgPath string, sets []string, addr string, stdout io.Writer, log *slog.Logger) error {
+	src, err := record.Open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	h := src.Header()
+	cfg, err := replayConfig(h.Config, cfgPath, sets)
+	if err != nil {
+		return err
+	}
+	types, err := replayTypes(path, cfg, log)
+	if err != nil {
+		log.Warn("showing values by their recorded layouts, without names for enums", "err", err)
+	}
+	start := time.Now()
+	rec, err := debugview.LoadRecording(ctx, src, debugview.RecordingOptions{Types: types})
+	if err != nil {
+		return err
+	}
+	first, last := rec.Ticks()
+	log.Info("recording loaded", "session", h.Session, "records", rec.Len(), "stride", rec.Stride(),
+		"ticks", fmt.Sprintf("%d..%d", first, last), "seconds", time.Since(start).Seconds())
+	id := robotIdentity(cfg)
+	id.Build = h.Build
+	view, err := debugview.NewReplay(rec, debugview.Options{Robot: id, Log: log})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("debug page listener: %w", err)
+	}
+	srv := &http.Server{Handler: view, ReadHeaderTimeout: 5 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "serving recording %s (ticks %d..%d, %v) at http://%s/\n", h.Session, first, last, rec.Duration(), ln.Addr())
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-done:
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil {
+		log.Warn("stopping the debug page listener", "err", err)
+	}
+	if serveErr == nil {
+		serveErr = <-done
+	}
+	if !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("debug page listener: %w", serveErr)
+	}
+	return nil
+}
+
+// replayTypes wires cfg's modules, over a replay backend of the recording
+// at path, on a board that is never ticked.
+func replayTypes(path string, cfg *Config, log *slog.Logger) (*blackboard.Board, error) {
+	src, err := record.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	dev, err := replay.New(src)
+	if err != nil {
+		src.Close()
+		return nil, err
+	}
+	defer dev.Close()
+	board := blackboard.New()
+	r := runner.New(cfg.Runner, dev, board, log, nil)
+	r.Add(newModules(cfg)...)
+	if err := r.Start(); err != nil {
+		return nil, fmt.Errorf("wiring the modules: %w", err)
+	}
+	return board, nil
 }
 
 // replayConfig is the recorded configuration (over the defaults), then the

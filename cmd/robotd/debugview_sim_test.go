@@ -1,0 +1,749 @@
+//go:build sim
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/debugview"
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/internal/leaktest"
+	"github.com/robotd/robotd/runner"
+)
+
+// screenshotPath and replayScreenshotPath are where
+// TestDebugPageInChromium keeps its screenshots.
+const (
+	screenshotPath       = "/tmp/robotd-debugview.png"
+	replayScreenshotPath = "/tmp/robotd-debugview-replay.png"
+)
+
+// TestDebugPageInChromium opens the debug page of a sim-build robotd
+// running in the embedded simulator in headless Chromium (Debian's; the
+// test installs it when it is missing and it runs as root), together with a
+// second robot (player 2, in the same simulator) that the page reads
+// cross-origin. It waits until the field view has drawn both robots (their
+// localised poses), their search targets and the ball-search grid, checks
+// that the page threw no error, and saves a screenshot to
+// /tmp/robotd-debugview.png. Then it
+// serves the first robot's recording with `robotd replay -serve`, moves the
+// page's time slider and saves /tmp/robotd-debugview-replay.png.
+//
+// Until behaviour publishes "behaviour.search", the test adds a stand-in
+// module that publishes a grid and a search target in the shape the page
+// reads (see package debugview); once behaviour does, the stand-in is left
+// out and the real grid must be drawn.
+func TestDebugPageInChromium(t *testing.T) {
+	browser := chromium(t)
+	defer leaktest.Check(t)()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	cfg := DefaultConfig()
+	cfg.Robot.Player = 1
+	cfg.Metrics.Addr = "127.0.0.1:0"
+	cfg.Sim.Mode = "embedded"
+	cfg.Sim.Port, cfg.Sim.Embedded.MonitorPort = freePort(t), 0
+	cfg.Record.Enabled, cfg.Record.Dir = true, t.TempDir()
+	var extra []runner.Module
+	if !writes(t, &cfg, debugview.SearchEntry) {
+		t.Logf("behaviour does not write %q yet: a stand-in module publishes a search grid", debugview.SearchEntry)
+		extra = append(extra, &searchStandIn{})
+	}
+	one := startRobot(ctx, t, &cfg, log, extra...)
+	stopOne := sync.OnceFunc(func() { one.stop(t) })
+	defer stopOne()
+
+	cfg2 := DefaultConfig()
+	cfg2.Robot.Player = 2
+	cfg2.Metrics.Addr = "127.0.0.1:0"
+	cfg2.Sim.Mode = "server" // robot 1's embedded simulator
+	cfg2.Sim.Port = cfg.Sim.Port
+	cfg2.Sim.Beam.X, cfg2.Sim.Beam.Y, cfg2.Sim.Beam.Deg = -3, 1.5, -30
+	two := startRobot(ctx, t, &cfg2, log)
+	defer two.stop(t)
+
+	page := fmt.Sprintf("http://%s/?robots=self,%s", one.addr, two.addr)
+	cr := launchChromium(ctx, t, browser)
+	defer cr.close(t)
+	sess := cr.open(ctx, t, page)
+
+	// Wait until the field shows the robot and the grid.
+	const ready = `(() => { const d = window.robotdDebug;
+		return JSON.stringify(d ? {frames: d.frames, robots: d.robotsDrawn, grid: d.gridDrawn, cells: d.gridCells,
+			targets: d.targetsDrawn, ball: d.ballDrawn, mode: d.mode, conns: d.robots,
+			attr: document.body.dataset.robotsDrawn + '/' + document.body.dataset.gridDrawn} : null); })()`
+	type connInfo struct {
+		Endpoint string
+		OK       bool
+		Player   int
+		Tick     uint64
+		Error    string
+	}
+	var seen struct {
+		Frames  int
+		Robots  int
+		Grid    bool
+		Cells   int
+		Targets int
+		Ball    bool
+		Mode    string
+		Conns   []connInfo
+		Attr    string
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		var s string
+		if err := sess.eval(ctx, ready, &s); err != nil {
+			t.Fatal(err)
+		}
+		if s != "null" {
+			if err := json.Unmarshal([]byte(s), &seen); err != nil {
+				t.Fatalf("robotdDebug %s: %v", s, err)
+			}
+		}
+		bothRead := len(seen.Conns) == 2 && seen.Conns[0].OK && seen.Conns[1].OK
+		if seen.Robots >= 2 && seen.Grid && seen.Targets >= 2 && bothRead {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 90 s the page shows %+v; want both robots (localised) with their search targets, the grid, and both robots' states\npage errors: %v", seen, cr.problems())
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Logf("page state: %+v", seen)
+	if seen.Mode != "live" || seen.Cells <= 0 || seen.Attr != strconv.Itoa(seen.Robots)+"/1" {
+		t.Errorf("page state %+v: want live mode, grid cells and data attributes robotsDrawn/gridDrawn", seen)
+	}
+	if seen.Conns[0].Player != 1 || seen.Conns[1].Player != 2 {
+		t.Errorf("robots %+v: want players 1 (self) and 2 (cross-origin)", seen.Conns)
+	}
+	// The side panels show the blackboard and the module timings.
+	var panels string
+	if err := sess.eval(ctx, `document.querySelectorAll('#board-body tr').length + ' ' +
+		document.querySelectorAll('#timings-body tr').length + ' ' + document.getElementById('status').textContent`, &panels); err != nil {
+		t.Fatal(err)
+	}
+	var entries, timings int
+	if _, err := fmt.Sscanf(panels, "%d %d", &entries, &timings); err != nil || entries < 20 || timings < 4 {
+		t.Errorf("panels: %q; want ≥ 20 blackboard rows and ≥ 4 timing rows (tick, perception, behaviour, motion)", panels)
+	}
+	// The page reads behaviour's entries in any of the shapes package
+	// debugview documents.
+	for _, tc := range []struct{ expr, want string }{
+		{`pathOf(["play", "search", "", "stale"])`, `["play","search"]`},
+		{`pathOf({N: 2, Nodes: ["play", "striker", "stale"]})`, `["play","striker"]`},
+		{`pathOf({depth: 1, stack: [{Name: "root"}, {Name: "stale"}]})`, `["root"]`},
+		{`pathOf("play / striker > search")`, `["play","striker","search"]`},
+		{`pathOf(undefined)`, `[]`},
+		{`nameOf("keeper")`, `"keeper"`},
+		{`nameOf(3)`, `"#3"`},
+		{`nameOf({Role: "supporter", Since: 5})`, `"supporter"`},
+		{`searchOf({Cols: 2, Rows: 1, CellSize: 0.5, Probabilities: [0.25, 0.75, 9], NTargets: 1,
+			Targets: [{Player: 2, Pos: {X: 1, Y: 2}}, {Player: 3, Pos: {X: 0, Y: 0}}]})`,
+			`{"grid":{"cols":2,"rows":1,"cell":0.5,"origin":{"x":-0.5,"y":-0.25},"p":[0.25,0.75]},"targets":[{"player":2,"pos":{"x":1,"y":2}}]}`},
+		{`searchOf({cols: 2, rows: 2, cell_size: 1, origin: {X: -4, Y: -3}, grid: [[1, 2], [3, "NaN"]], targets: [{robot: 1, target: {X: 3, Y: 1}}]})`,
+			`{"grid":{"cols":2,"rows":2,"cell":1,"origin":{"x":-4,"y":-3},"p":[1,2,3,null]},"targets":[{"player":1,"pos":{"x":3,"y":1}}]}`},
+		{`searchOf({Cols: 18, Rows: 12, Probabilities: [1]})`, `{"grid":null,"targets":[]}`},
+		{`searchOf(undefined)`, `null`},
+	} {
+		var got string
+		if err := sess.eval(ctx, "JSON.stringify((() => { const {pathOf, nameOf, searchOf} = robotdDebug.readers; return "+tc.expr+"; })())", &got); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s = %s, want %s", tc.expr, got, tc.want)
+		}
+	}
+
+	time.Sleep(500 * time.Millisecond) // one more update of the panels before the picture
+	png, err := sess.screenshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(screenshotPath, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot (%d bytes): %s", len(png), screenshotPath)
+	if p := cr.problems(); len(p) > 0 {
+		t.Errorf("the page reported errors:\n%s", strings.Join(p, "\n"))
+	}
+
+	// The same robot's recording, served by `robotd replay -serve`: the
+	// page shows it with a time slider, and the robot and the grid (whose
+	// stand-in type the replay build lacks: decoded by its layout).
+	sess.close(ctx, t)
+	cr.clearProblems()
+	stopOne()
+	url, printed, stopReplay := startReplayServe(t, cfg.Record.Dir)
+	defer stopReplay()
+	t.Logf("%s", strings.TrimSpace(printed))
+	rp := cr.open(ctx, t, url)
+	const replayReady = `(() => { const d = window.robotdDebug, s = document.getElementById('rp-slider');
+		return JSON.stringify(d ? {robots: d.robotsDrawn, grid: d.gridDrawn, mode: d.mode, tick: d.robots[0] && d.robots[0].tick,
+			hidden: document.getElementById('replay').hidden, min: +s.min, max: +s.max} : null); })()`
+	var rs struct {
+		Robots   int
+		Grid     bool
+		Mode     string
+		Tick     uint64
+		Hidden   bool
+		Min, Max uint64
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			var s string
+			if err := rp.eval(ctx, replayReady, &s); err != nil {
+				t.Fatal(err)
+			}
+			if s != "null" {
+				if err := json.Unmarshal([]byte(s), &rs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if ok() {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("replay page: %s: it shows %+v\npage errors: %v", what, rs, cr.problems())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	waitFor("the slider", func() bool { return rs.Mode == "replay" && !rs.Hidden && rs.Max > rs.Min && rs.Tick == rs.Min })
+	// Move the slider to three quarters, as a user would: the robot has
+	// localised by then.
+	mid := rs.Max - (rs.Max-rs.Min)/4
+	var ignored any
+	if err := rp.eval(ctx, fmt.Sprintf(`(() => { const s = document.getElementById('rp-slider'); s.value = %d;
+		s.dispatchEvent(new Event('input')); return null; })()`, mid), &ignored); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the slider's tick", func() bool { return rs.Tick == mid && rs.Robots == 1 && rs.Grid })
+	png, err = rp.screenshot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(replayScreenshotPath, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("replay screenshot at tick %d of %d..%d: %s", mid, rs.Min, rs.Max, replayScreenshotPath)
+	if p := cr.problems(); len(p) > 0 {
+		t.Errorf("the replay page reported errors:\n%s", strings.Join(p, "\n"))
+	}
+}
+
+// writes reports whether the daemon's modules write the entry called name.
+func writes(t *testing.T, cfg *Config, name string) bool {
+	t.Helper()
+	b := blackboard.New()
+	for _, m := range newModules(cfg) {
+		if err := m.Wire(b); err != nil {
+			t.Fatalf("wiring %s: %v", m.Name(), err)
+		}
+	}
+	for _, e := range b.Entries() {
+		if e.Name == name && e.Writer != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// The stand-in's search grid: the shape package debugview documents.
+type (
+	standInTarget struct {
+		Player uint8
+		Pos    hal.Vec2
+	}
+	standInSearch struct {
+		Cols, Rows    int
+		CellSize      float64
+		Probabilities [18 * 12]float32
+		NTargets      int
+		Targets       [3]standInTarget
+	}
+)
+
+// searchStandIn publishes a ball-search grid (a bump that drifts over the
+// field) with two targets: this robot's at the peak, and player 2's.
+type searchStandIn struct {
+	w *blackboard.Writer[standInSearch]
+}
+
+func (*searchStandIn) Name() string { return "search-stand-in" }
+
+func (s *searchStandIn) Wire(b *blackboard.Board) (err error) {
+	s.w, err = blackboard.Write(b, s.Name(), blackboard.NewKey[standInSearch](debugview.SearchEntry))
+	return err
+}
+
+func (s *searchStandIn) Tick(t hal.Tick) error {
+	g := standInSearch{Cols: 18, Rows: 12, CellSize: 0.5, NTargets: 2}
+	cx, cy := 2+1.5*sinT(t.Time, 20), 1.5*sinT(t.Time, 13)
+	var sum float32
+	for r := range g.Rows {
+		for c := range g.Cols {
+			x, y := -4.5+(float64(c)+0.5)*g.CellSize, -3+(float64(r)+0.5)*g.CellSize
+			d2 := (x-cx)*(x-cx) + (y-cy)*(y-cy)
+			p := float32(1 / (1 + d2))
+			g.Probabilities[r*g.Cols+c] = p
+			sum += p
+		}
+	}
+	for i := range g.Probabilities {
+		g.Probabilities[i] /= sum
+	}
+	g.Targets[0] = standInTarget{Player: 0, Pos: hal.Vec2{X: cx, Y: cy}}
+	g.Targets[1] = standInTarget{Player: 2, Pos: hal.Vec2{X: -1, Y: 2.5}}
+	s.w.Set(g)
+	return nil
+}
+
+// sinT is sin(2π t / period), period in seconds.
+func sinT(t time.Duration, period float64) float64 {
+	return math.Sin(2 * math.Pi * t.Seconds() / period)
+}
+
+// robotProc is one robot, wired as serve wires it (backend, metrics,
+// runner, the daemon's modules, debugMux, recording if configured), plus
+// extra modules.
+type robotProc struct {
+	addr   string
+	cancel context.CancelFunc
+	runErr chan error
+	srv    *http.Server
+	srvErr chan error
+	dev    hal.Device
+}
+
+func startRobot(ctx context.Context, t *testing.T, cfg *Config, log *slog.Logger, extra ...runner.Module) *robotProc {
+	t.Helper()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	dev, err := newBackend(ctx, cfg, log)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	met, err := runner.NewMetrics(reg, dev)
+	if err != nil {
+		cancel()
+		dev.Close()
+		t.Fatal(err)
+	}
+	board := blackboard.New()
+	r := runner.New(cfg.Runner, dev, board, log, met)
+	r.Add(newModules(cfg)...)
+	r.Add(extra...)
+	if err := r.Start(); err != nil {
+		cancel()
+		dev.Close()
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", cfg.MetricsAddr())
+	if err != nil {
+		cancel()
+		dev.Close()
+		t.Fatal(err)
+	}
+	p := &robotProc{addr: ln.Addr().String(), cancel: cancel, runErr: make(chan error, 1), srvErr: make(chan error, 1), dev: dev,
+		srv: &http.Server{Handler: debugMux(reg, board, cfg, log), ReadHeaderTimeout: 5 * time.Second}}
+	go func() { p.srvErr <- p.srv.Serve(ln) }()
+	go func() { p.runErr <- runRecording(ctx, cfg.Record, cfg, r, reg, log) }()
+	return p
+}
+
+func (p *robotProc) stop(t *testing.T) {
+	t.Helper()
+	p.cancel()
+	if err := <-p.runErr; err != nil {
+		t.Errorf("robot %s: run: %v", p.addr, err)
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := p.srv.Shutdown(sctx); err != nil {
+		t.Errorf("robot %s: shutting the listener down: %v", p.addr, err)
+	}
+	if err := <-p.srvErr; !errors.Is(err, http.ErrServerClosed) {
+		t.Errorf("robot %s: serve: %v", p.addr, err)
+	}
+	if err := p.dev.Close(); err != nil {
+		t.Errorf("robot %s: closing the backend: %v", p.addr, err)
+	}
+}
+
+// chromium finds Chromium, installing Debian's package when it is missing
+// (as root, with apt-get). ROBOTD_CHROMIUM names a browser to use instead.
+// It fails the test, never skips it, when there is none.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("ROBOTD_CHROMIUM"); p != "" {
+		return p
+	}
+	find := func() string {
+		for _, name := range []string{"chromium", "chromium-browser", "google-chrome-stable", "google-chrome"} {
+			if p, err := exec.LookPath(name); err == nil {
+				return p
+			}
+		}
+		return ""
+	}
+	if p := find(); p != "" {
+		return p
+	}
+	if os.Geteuid() != 0 {
+		t.Fatal("Chromium is not installed and this test is not root, so it cannot install it: " +
+			"run `apt-get install chromium` (Debian) or set ROBOTD_CHROMIUM to a Chromium binary")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	apt := func(args ...string) error {
+		cmd := exec.CommandContext(ctx, "apt-get", args...)
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		cmd.Stdout, cmd.Stderr = &out, &out
+		return cmd.Run()
+	}
+	t.Log("Chromium is missing: installing Debian's chromium with apt-get")
+	install := []string{"install", "-y", "--no-install-recommends", "chromium", "fonts-dejavu-core"}
+	start := time.Now()
+	if err := apt(install...); err != nil {
+		if err := apt("update"); err != nil {
+			t.Fatalf("Chromium is not installed and `apt-get update` failed: %v\n%s", err, tail(out.String()))
+		}
+		if err := apt(install...); err != nil {
+			t.Fatalf("Chromium is not installed and `apt-get install chromium` failed: %v\n%s", err, tail(out.String()))
+		}
+	}
+	p := find()
+	if p == "" {
+		t.Fatalf("apt-get installed chromium but there is no chromium on PATH:\n%s", tail(out.String()))
+	}
+	t.Logf("installed %s in %v", p, time.Since(start).Round(time.Second))
+	return p
+}
+
+func tail(s string) string {
+	if len(s) > 3000 {
+		return "…" + s[len(s)-3000:]
+	}
+	return s
+}
+
+// browser is headless Chromium driven through the DevTools protocol over
+// its debugging pipe (--remote-debugging-pipe: JSON messages ending in a
+// NUL byte, commands on its fd 3, replies and events on its fd 4).
+type browser struct {
+	cmd     *exec.Cmd
+	toChr   *os.File
+	readEnd chan struct{}
+	stderr  *lockedBuffer
+
+	mu      sync.Mutex
+	nextID  int
+	pending map[int]chan cdpMessage
+	errs    []string
+}
+
+type cdpMessage struct {
+	ID        int             `json:"id,omitempty"`
+	SessionID string          `json:"sessionId,omitempty"`
+	Method    string          `json:"method,omitempty"`
+	Params    json.RawMessage `json:"params,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func launchChromium(ctx context.Context, t *testing.T, path string) *browser {
+	t.Helper()
+	// Chromium reads commands from its fd 3 and writes to its fd 4.
+	cmdR, cmdW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &browser{toChr: cmdW, readEnd: make(chan struct{}), stderr: &lockedBuffer{}, pending: map[int]chan cdpMessage{}}
+	b.cmd = exec.Command(path,
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+		"--no-first-run", "--no-default-browser-check", "--disable-extensions", "--mute-audio",
+		"--hide-scrollbars", "--window-size=1400,900", "--remote-debugging-pipe",
+		"--user-data-dir="+t.TempDir(), "about:blank")
+	b.cmd.ExtraFiles = []*os.File{cmdR, outW}
+	b.cmd.Stderr = b.stderr
+	if err := b.cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	cmdR.Close()
+	outW.Close()
+	go b.read(outR)
+	return b
+}
+
+// read dispatches Chromium's messages until it closes the pipe.
+func (b *browser) read(r *os.File) {
+	defer close(b.readEnd)
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 1<<20)
+	for {
+		raw, err := br.ReadBytes(0)
+		if err != nil {
+			b.mu.Lock()
+			for id, ch := range b.pending {
+				close(ch)
+				delete(b.pending, id)
+			}
+			b.mu.Unlock()
+			return
+		}
+		var m cdpMessage
+		if err := json.Unmarshal(raw[:len(raw)-1], &m); err != nil {
+			continue
+		}
+		b.mu.Lock()
+		if m.ID != 0 {
+			if ch, ok := b.pending[m.ID]; ok {
+				ch <- m
+				delete(b.pending, m.ID)
+			}
+		} else {
+			b.event(m)
+		}
+		b.mu.Unlock()
+	}
+}
+
+// event records the page's errors: uncaught exceptions, console errors and
+// failed loads (b.mu is held).
+func (b *browser) event(m cdpMessage) {
+	switch m.Method {
+	case "Runtime.exceptionThrown":
+		var p struct {
+			ExceptionDetails struct {
+				Text      string
+				Exception struct{ Description string }
+			}
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		b.errs = append(b.errs, "exception: "+p.ExceptionDetails.Text+" "+p.ExceptionDetails.Exception.Description)
+	case "Runtime.consoleAPICalled":
+		var p struct {
+			Type string
+			Args []struct {
+				Value       any
+				Description string
+			}
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		if p.Type == "error" {
+			b.errs = append(b.errs, fmt.Sprintf("console.error: %v", p.Args))
+		}
+	case "Log.entryAdded":
+		var p struct {
+			Entry struct{ Level, Source, Text, URL string }
+		}
+		_ = json.Unmarshal(m.Params, &p)
+		if p.Entry.Level == "error" {
+			b.errs = append(b.errs, fmt.Sprintf("%s: %s %s", p.Entry.Source, p.Entry.Text, p.Entry.URL))
+		}
+	}
+}
+
+func (b *browser) clearProblems() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.errs = nil
+}
+
+func (b *browser) problems() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.errs...)
+}
+
+// call sends one command and decodes its result into result (if not nil).
+func (b *browser) call(ctx context.Context, session, method string, params, result any) error {
+	b.mu.Lock()
+	b.nextID++
+	id := b.nextID
+	ch := make(chan cdpMessage, 1)
+	b.pending[id] = ch
+	b.mu.Unlock()
+	if params == nil {
+		params = struct{}{}
+	}
+	p, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	msg, err := json.Marshal(struct {
+		ID        int             `json:"id"`
+		SessionID string          `json:"sessionId,omitempty"`
+		Method    string          `json:"method"`
+		Params    json.RawMessage `json:"params"`
+	}{id, session, method, p})
+	if err != nil {
+		return err
+	}
+	if _, err := b.toChr.Write(append(msg, 0)); err != nil {
+		return fmt.Errorf("CDP %s: writing to Chromium: %w\n%s", method, err, tail(b.stderr.String()))
+	}
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return fmt.Errorf("CDP %s: Chromium closed the pipe\n%s", method, tail(b.stderr.String()))
+		}
+		if m.Error != nil {
+			return fmt.Errorf("CDP %s: %s (%d)", method, m.Error.Message, m.Error.Code)
+		}
+		if result != nil {
+			return json.Unmarshal(m.Result, result)
+		}
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("CDP %s: %w", method, ctx.Err())
+	}
+}
+
+// page is a tab attached in a flat session.
+type page struct {
+	b       *browser
+	target  string
+	session string
+}
+
+// close closes the tab.
+func (p *page) close(ctx context.Context, t *testing.T) {
+	t.Helper()
+	if err := p.b.call(ctx, "", "Target.closeTarget", map[string]any{"targetId": p.target}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// open opens url in a new 1400×900 tab and returns it once it has loaded.
+func (b *browser) open(ctx context.Context, t *testing.T, url string) *page {
+	t.Helper()
+	var target struct{ TargetID string }
+	if err := b.call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"}, &target); err != nil {
+		t.Fatal(err)
+	}
+	var att struct{ SessionID string }
+	if err := b.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &att); err != nil {
+		t.Fatal(err)
+	}
+	p := &page{b: b, target: target.TargetID, session: att.SessionID}
+	for _, step := range []struct {
+		method string
+		params map[string]any
+	}{
+		{"Runtime.enable", nil},
+		{"Log.enable", nil},
+		{"Page.enable", nil},
+		{"Emulation.setDeviceMetricsOverride", map[string]any{"width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": false}},
+		{"Page.navigate", map[string]any{"url": url}},
+	} {
+		var params any // a nil map would be sent as null
+		if step.params != nil {
+			params = step.params
+		}
+		if err := b.call(ctx, p.session, step.method, params, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+// eval evaluates a JavaScript expression in the page and decodes its value.
+func (p *page) eval(ctx context.Context, expr string, out any) error {
+	var r struct {
+		Result struct {
+			Value json.RawMessage
+		}
+		ExceptionDetails *struct{ Text string }
+	}
+	if err := p.b.call(ctx, p.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &r); err != nil {
+		return err
+	}
+	if r.ExceptionDetails != nil {
+		return fmt.Errorf("evaluating %q: %s", expr, r.ExceptionDetails.Text)
+	}
+	return json.Unmarshal(r.Result.Value, out)
+}
+
+// screenshot returns a PNG of the page.
+func (p *page) screenshot(ctx context.Context) ([]byte, error) {
+	var r struct{ Data string }
+	if err := p.b.call(ctx, p.session, "Page.captureScreenshot", map[string]any{"format": "png"}, &r); err != nil {
+		return nil, err
+	}
+	return base64.StdEncoding.DecodeString(r.Data)
+}
+
+// close asks Chromium to quit, kills it if it does not, and waits for it
+// and for the reader.
+func (b *browser) close(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = b.call(ctx, "", "Browser.close", nil, nil)
+	done := make(chan error, 1)
+	go func() { done <- b.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = b.cmd.Process.Kill()
+		<-done
+	}
+	b.toChr.Close()
+	<-b.readEnd
+}

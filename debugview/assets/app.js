@@ -1,0 +1,869 @@
+// robotd debug page: plain JavaScript, no build step. It reads each robot's
+// state (GET api/state, or the api/events stream) as documented in package
+// debugview, draws the field on a canvas and fills the side panels.
+//
+// window.robotdDebug says what was drawn, for tests and for the console:
+// robotsDrawn (robots whose pose is on the field), gridDrawn and gridCells
+// (the ball-search grid), frames, and per robot its endpoint, whether its
+// state arrived, its tick and its last error.
+'use strict';
+(() => {
+  const params = new URLSearchParams(location.search);
+  const dbg = window.robotdDebug = {
+    frames: 0, robotsDrawn: 0, gridDrawn: false, gridCells: 0, targetsDrawn: 0,
+    ballDrawn: false, mode: null, robots: [],
+  };
+  const palette = ['#58a6ff', '#f778ba', '#ffa657', '#7ee787', '#d2a8ff', '#79c0ff', '#ff7b72', '#e3b341'];
+  const $ = (id) => document.getElementById(id);
+
+  // ---------- generic readers: entries are read by name, tolerating absence
+
+  // get returns the first of names that obj has, matching without regard
+  // to case and underscores (CellSize, cellSize, cell_size).
+  const norm = (k) => k.toLowerCase().replace(/_/g, '');
+  function get(obj, ...names) {
+    if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) return undefined;
+    for (const n of names) {
+      if (n in obj) return obj[n];
+    }
+    const keys = Object.keys(obj);
+    for (const n of names) {
+      const k = keys.find((k) => norm(k) === norm(n));
+      if (k !== undefined) return obj[k];
+    }
+    return undefined;
+  }
+  function num(v) {
+    if (typeof v === 'number') return v;
+    if (typeof v === 'string' && v !== '' && !isNaN(Number(v))) return Number(v);
+    return NaN;
+  }
+  const finite = (...xs) => xs.every((x) => Number.isFinite(x));
+  function vec(v) {
+    if (Array.isArray(v) && v.length >= 2) {
+      const x = num(v[0]), y = num(v[1]);
+      return finite(x, y) ? { x, y } : null;
+    }
+    const x = num(get(v, 'X')), y = num(get(v, 'Y'));
+    return finite(x, y) ? { x, y } : null;
+  }
+  function truthy(v) { return v === true || (typeof v === 'number' && v !== 0); }
+  function value(st, key) {
+    if (!st || !st.entries) return undefined;
+    const e = st.entries[(st.keys && st.keys[key]) || key];
+    return e && e.tick !== 0 ? e.value : undefined;
+  }
+  function matrix(v, n) {
+    if (!Array.isArray(v) || v.length < n) return null;
+    const m = [];
+    for (let i = 0; i < n; i++) {
+      if (!Array.isArray(v[i]) || v[i].length < n) return null;
+      m.push(v[i].slice(0, n).map(num));
+      if (!finite(...m[i])) return null;
+    }
+    return m;
+  }
+  function nameOf(v) {
+    if (v === undefined || v === null) return '';
+    if (typeof v === 'string') return v;
+    if (typeof v === 'number' || typeof v === 'boolean') return '#' + v;
+    if (Array.isArray(v)) return v.map(nameOf).filter((s) => s).join(' / ');
+    const inner = get(v, 'Role', 'Name', 'Current', 'Value', 'Kind');
+    return inner === undefined ? JSON.stringify(v) : nameOf(inner);
+  }
+
+  // pathOf reads behaviour.path: strings root first.
+  function pathOf(v) {
+    if (v === undefined || v === null) return [];
+    if (typeof v === 'string') return v.split(/\s*(?:\/|>|›|→)\s*/).filter((s) => s);
+    if (Array.isArray(v)) {
+      const out = [];
+      for (const x of v) {
+        const s = typeof x === 'string' ? x : nameOf(x);
+        if (s === '') break;
+        out.push(s);
+      }
+      return out;
+    }
+    if (typeof v === 'object') {
+      const arr = get(v, 'Nodes', 'Path', 'Names', 'Items', 'Options', 'Stack', 'Active');
+      if (arr === undefined) return [nameOf(v)];
+      let p = pathOf(arr);
+      const n = num(get(v, 'N', 'Len', 'Count', 'Depth'));
+      if (Number.isFinite(n)) p = p.slice(0, n);
+      return p;
+    }
+    return [String(v)];
+  }
+
+  // searchOf reads behaviour.search: the grid and the targets.
+  function searchOf(v, fld) {
+    if (!v || typeof v !== 'object') return null;
+    const cols = num(get(v, 'Cols', 'Columns', 'NX', 'Width', 'W'));
+    const rows = num(get(v, 'Rows', 'NY', 'Height', 'H'));
+    let probs = get(v, 'Probabilities', 'Probability', 'Probs', 'Prob', 'P', 'Cells', 'Grid', 'Values', 'Weights');
+    if (Array.isArray(probs) && probs.length && Array.isArray(probs[0])) probs = probs.flat();
+    let grid = null;
+    if (finite(cols, rows) && cols > 0 && rows > 0 && Array.isArray(probs) && probs.length >= cols * rows) {
+      let cell = num(get(v, 'CellSize', 'Cell', 'Resolution', 'Size'));
+      if (!(cell > 0)) cell = fld.length / cols;
+      let origin = vec(get(v, 'Origin', 'Min', 'Corner'));
+      if (!origin) origin = { x: -cols * cell / 2, y: -rows * cell / 2 };
+      const p = probs.slice(0, cols * rows).map(num);
+      grid = { cols, rows, cell, origin, p };
+    }
+    const targets = [];
+    let list = get(v, 'Targets', 'Target');
+    if (list && !Array.isArray(list)) list = [list];
+    if (Array.isArray(list)) {
+      let n = num(get(v, 'NTargets', 'NumTargets', 'TargetCount', 'N'));
+      if (!Number.isFinite(n)) n = list.length;
+      for (const t of list.slice(0, n)) {
+        const pos = vec(get(t, 'Pos', 'Target', 'Position', 'Point')) || vec(t);
+        if (!pos) continue;
+        const player = num(get(t, 'Player', 'Robot'));
+        targets.push({ player: Number.isFinite(player) ? player : 0, pos });
+      }
+    }
+    return { grid, targets };
+  }
+
+  // The readers, for tests and the console.
+  dbg.readers = { pathOf, nameOf, searchOf: (v) => searchOf(v, fieldOf()) };
+
+  // ---------- robots and their connections
+
+  class Robot {
+    constructor(endpoint, i) {
+      this.endpoint = endpoint;
+      this.color = palette[i % palette.length];
+      this.base = endpoint === 'self' ? new URL('.', location.href).href : `${location.protocol}//${endpoint}/`;
+      this.state = null;
+      this.hist = [];
+      this.err = '';
+      this.es = null;
+      this.lastVision = null;
+      this.pending = false;
+      this.want = null;
+      this.info = { endpoint, ok: false, tick: 0, error: '' };
+      this.closed = false;
+    }
+    url(path) { return new URL(path, this.base).href; }
+    label() {
+      const r = this.state && this.state.robot;
+      if (!r) return this.endpoint;
+      return `${r.team_name || 'team ' + r.team} #${r.player}`;
+    }
+    async fetchState(tick) {
+      const q = tick === undefined || tick === null ? '' : `?tick=${tick}`;
+      const ctl = new AbortController();
+      const timer = setTimeout(() => ctl.abort(), 5000);
+      try {
+        const resp = await fetch(this.url('api/state' + q), { signal: ctl.signal, cache: 'no-store' });
+        if (!resp.ok) throw new Error(`${resp.status} ${await resp.text()}`);
+        this.accept(await resp.json());
+      } catch (e) {
+        this.fail(e);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    // stream follows a live robot's events; falls back to polling.
+    stream() {
+      if (!window.EventSource) {
+        const poll = async () => {
+          if (this.closed) return;
+          await this.fetchState();
+          setTimeout(poll, 100);
+        };
+        poll();
+        return;
+      }
+      this.es = new EventSource(this.url('api/events?hz=10'));
+      this.es.onmessage = (ev) => {
+        try { this.accept(JSON.parse(ev.data)); } catch (e) { this.fail(e); }
+      };
+      this.es.onerror = () => { this.fail(new Error('event stream interrupted; reconnecting')); };
+    }
+    // seek asks a replayed robot for a tick, one request at a time.
+    seek(tick) {
+      this.want = tick;
+      if (this.pending) return;
+      this.pending = true;
+      const t = this.want;
+      this.fetchState(t).finally(() => {
+        this.pending = false;
+        if (this.want !== t) this.seek(this.want);
+      });
+    }
+    accept(st) {
+      if (this.closed) return;
+      this.state = st;
+      this.err = '';
+      Object.assign(this.info, { ok: true, tick: st.tick, error: '', mode: st.mode, player: st.robot && st.robot.player });
+      if (st.timings) {
+        const now = performance.now();
+        const prev = this.hist.length ? this.hist[this.hist.length - 1].timings : null;
+        if (prev && st.timings.tick.count < prev.tick.count) this.hist = []; // the robot restarted
+        this.hist.push({ t: now, timings: st.timings });
+        while (this.hist.length > 2 && now - this.hist[1].t > 2000) this.hist.shift();
+      }
+      const vis = value(st, 'vision');
+      if (vis && truthy(get(vis, 'Fresh'))) this.lastVision = { obs: vis, time: st.time_ns };
+      changed();
+    }
+    fail(e) {
+      this.err = String(e && e.message ? e.message : e);
+      this.info.error = this.err;
+      changed();
+    }
+    close() {
+      this.closed = true;
+      if (this.es) this.es.close();
+    }
+  }
+
+  let robots = [];
+  let selected = 0;
+
+  function endpointsFromParams() {
+    const list = (params.get('robots') || '').split(',').map((s) => s.trim()).filter((s) => s);
+    return list.length ? list : ['self'];
+  }
+
+  async function discover(teams) {
+    const found = [];
+    const own = location.port;
+    const probes = [];
+    for (const team of teams) {
+      for (let p = 1; p <= 7; p++) {
+        const port = 10000 + 100 * team + p;
+        if (String(port) === own) continue;
+        const ep = `${location.hostname}:${port}`;
+        probes.push((async () => {
+          const ctl = new AbortController();
+          const timer = setTimeout(() => ctl.abort(), 1500);
+          try {
+            const r = await fetch(`${location.protocol}//${ep}/api/state`, { signal: ctl.signal });
+            if (r.ok) found.push([team * 100 + p, ep]);
+          } catch (e) { /* nothing there */ } finally { clearTimeout(timer); }
+        })());
+      }
+    }
+    await Promise.all(probes);
+    return found.sort((a, b) => a[0] - b[0]).map((x) => x[1]);
+  }
+
+  function setRobots(endpoints) {
+    for (const r of robots) r.close();
+    robots = endpoints.map((ep, i) => new Robot(ep, i));
+    dbg.robots = robots.map((r) => r.info);
+    selected = 0;
+    $('robots-input').value = endpoints.join(', ');
+    for (const r of robots) start(r);
+    buildTabs();
+  }
+
+  async function start(r) {
+    await r.fetchState(replayTick());
+    if (r.closed) return;
+    if (!r.state) {
+      setTimeout(() => start(r), 2000);
+      return;
+    }
+    if (r.state.mode === 'live') r.stream();
+    else setupReplay();
+  }
+
+  // ---------- replay controls
+
+  const replay = { on: false, playing: false, tick: null, first: 0, last: 0, stride: 1, last_t: 0, acc: 0, period: 0.01 };
+
+  function replayTick() {
+    const t = params.get('tick');
+    return replay.on ? replay.tick : (t !== null && t !== '' ? Number(t) : undefined);
+  }
+
+  function setupReplay() {
+    const rs = robots.filter((r) => r.state && r.state.mode === 'replay');
+    if (!rs.length) return;
+    replay.first = Math.min(...rs.map((r) => r.state.replay.first));
+    replay.last = Math.max(...rs.map((r) => r.state.replay.last));
+    replay.stride = Math.min(...rs.map((r) => r.state.replay.stride));
+    const rp = rs[0].state.replay;
+    if (rp.last > rp.first && rp.duration_ns > 0) replay.period = rp.duration_ns / 1e9 / (rp.last - rp.first);
+    const sl = $('rp-slider');
+    sl.min = replay.first; sl.max = replay.last; sl.step = replay.stride;
+    if (!replay.on) {
+      replay.on = true;
+      replay.tick = rs[0].state.tick;
+      sl.value = replay.tick;
+      $('replay').hidden = false;
+    }
+  }
+
+  function seekAll(tick) {
+    tick = Math.max(replay.first, Math.min(replay.last, Math.round(tick)));
+    replay.tick = tick;
+    $('rp-slider').value = tick;
+    for (const r of robots) if (r.state && r.state.mode === 'replay') r.seek(tick);
+    const u = new URL(location.href);
+    u.searchParams.set('tick', tick);
+    history.replaceState(null, '', u);
+  }
+
+  function playLoop(now) {
+    if (!replay.playing) return;
+    const dt = replay.last_t ? (now - replay.last_t) / 1000 : 0;
+    replay.last_t = now;
+    replay.acc += dt * Number($('rp-speed').value) / replay.period;
+    if (replay.acc >= 1) {
+      const step = Math.floor(replay.acc);
+      replay.acc -= step;
+      if (replay.tick + step > replay.last) {
+        seekAll(replay.last);
+        togglePlay(false);
+        return;
+      }
+      seekAll(replay.tick + step);
+    }
+    requestAnimationFrame(playLoop);
+  }
+
+  function togglePlay(on) {
+    replay.playing = on === undefined ? !replay.playing : on;
+    $('rp-play').textContent = replay.playing ? '⏸' : '▶';
+    if (replay.playing) {
+      replay.last_t = 0; replay.acc = 0;
+      requestAnimationFrame(playLoop);
+    }
+  }
+
+  $('rp-slider').addEventListener('input', (e) => { togglePlay(false); seekAll(Number(e.target.value)); });
+  $('rp-play').addEventListener('click', () => togglePlay());
+  $('rp-start').addEventListener('click', () => { togglePlay(false); seekAll(replay.first); });
+  $('rp-back').addEventListener('click', () => { togglePlay(false); seekAll(replay.tick - replay.stride); });
+  $('rp-fwd').addEventListener('click', () => { togglePlay(false); seekAll(replay.tick + replay.stride); });
+
+  // ---------- drawing the field
+
+  const canvas = $('field');
+  const ctx = canvas.getContext('2d');
+  let view = null;
+
+  function fieldOf() {
+    for (const r of robots) if (r.state && r.state.field) return r.state.field;
+    return { length: 9, width: 6, goal_width: 1.6, penalty_area_length: 0.6, penalty_area_width: 2.2,
+      centre_circle_radius: 0.75, penalty_mark_distance: 1.3, border: 0.7, ball_radius: 0.05 };
+  }
+
+  function layout(f) {
+    const dpr = window.devicePixelRatio || 1;
+    const w = canvas.clientWidth || 800;
+    const totalL = f.length + 2 * f.border, totalW = f.width + 2 * f.border;
+    const h = Math.round(w * totalW / totalL);
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
+      canvas.width = Math.round(w * dpr);
+      canvas.height = Math.round(h * dpr);
+      canvas.style.height = h + 'px';
+    }
+    const s = w / totalL;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    view = { s, cx: w / 2, cy: h / 2, w, h };
+  }
+  const px = (x) => view.cx + x * view.s;
+  const py = (y) => view.cy - y * view.s;
+
+  function drawField(f) {
+    ctx.fillStyle = '#1d6b35';
+    ctx.fillRect(0, 0, view.w, view.h);
+    ctx.strokeStyle = 'rgba(255,255,255,0.85)';
+    ctx.lineWidth = Math.max(1, 0.05 * view.s);
+    const L = f.length / 2, W = f.width / 2;
+    ctx.strokeRect(px(-L), py(W), f.length * view.s, f.width * view.s);
+    line(0, W, 0, -W);
+    ctx.beginPath(); ctx.arc(px(0), py(0), f.centre_circle_radius * view.s, 0, 2 * Math.PI); ctx.stroke();
+    for (const sgn of [-1, 1]) {
+      const x0 = sgn * L, x1 = sgn * (L - f.penalty_area_length);
+      const y = f.penalty_area_width / 2;
+      ctx.strokeRect(px(Math.min(x0, x1)), py(y), f.penalty_area_length * view.s, f.penalty_area_width * view.s);
+      spot(sgn * (L - f.penalty_mark_distance), 0);
+      // goal: posts and net behind the line
+      ctx.save();
+      ctx.strokeStyle = sgn > 0 ? '#f0d84a' : '#9ecbff';
+      ctx.lineWidth = Math.max(2, 0.1 * view.s);
+      const g = f.goal_width / 2, d = Math.min(0.5, f.border * 0.8);
+      ctx.beginPath();
+      ctx.moveTo(px(sgn * L), py(g)); ctx.lineTo(px(sgn * (L + d)), py(g));
+      ctx.lineTo(px(sgn * (L + d)), py(-g)); ctx.lineTo(px(sgn * L), py(-g));
+      ctx.stroke();
+      ctx.restore();
+    }
+    spot(0, 0);
+    ctx.fillStyle = 'rgba(255,255,255,0.5)';
+    ctx.font = '11px system-ui, sans-serif';
+    ctx.fillText('own goal', px(-L) + 4, py(-W) - 4);
+    const t = 'opponent goal';
+    ctx.fillText(t, px(L) - ctx.measureText(t).width - 4, py(-W) - 4);
+  }
+  function line(x0, y0, x1, y1) { ctx.beginPath(); ctx.moveTo(px(x0), py(y0)); ctx.lineTo(px(x1), py(y1)); ctx.stroke(); }
+  function spot(x, y) { ctx.fillStyle = 'white'; ctx.beginPath(); ctx.arc(px(x), py(y), Math.max(2, 0.05 * view.s), 0, 2 * Math.PI); ctx.fill(); }
+
+  // ellipse draws the covariance c (2×2, m²) at (x, y) as its 95% ellipse.
+  function ellipse(x, y, c, stroke, fill) {
+    const a = c[0][0], b = (c[0][1] + c[1][0]) / 2, d = c[1][1];
+    const tr = a + d, det = a * d - b * b;
+    const disc = Math.sqrt(Math.max(0, tr * tr / 4 - det));
+    const l1 = Math.max(0, tr / 2 + disc), l2 = Math.max(0, tr / 2 - disc);
+    const ang = 0.5 * Math.atan2(2 * b, a - d);
+    const k = Math.sqrt(5.991); // 95% of a 2-D Gaussian
+    const r1 = Math.min(20, k * Math.sqrt(l1)) * view.s, r2 = Math.min(20, k * Math.sqrt(l2)) * view.s;
+    if (!finite(r1, r2, ang)) return false;
+    ctx.beginPath();
+    ctx.ellipse(px(x), py(y), Math.max(r1, 1), Math.max(r2, 1), -ang, 0, 2 * Math.PI);
+    // a very uncertain estimate: an outline only, so that it does not hide the field
+    const vague = r1 > 1.5 * view.s;
+    if (fill && !vague) { ctx.fillStyle = fill; ctx.fill(); }
+    ctx.strokeStyle = stroke; ctx.lineWidth = 1;
+    if (vague) ctx.setLineDash([2, 6]);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    return !vague;
+  }
+
+  function rotateCov(c, h) {
+    const cs = Math.cos(h), sn = Math.sin(h);
+    const R = [[cs, -sn], [sn, cs]];
+    const m = (A, B) => [[A[0][0] * B[0][0] + A[0][1] * B[1][0], A[0][0] * B[0][1] + A[0][1] * B[1][1]],
+      [A[1][0] * B[0][0] + A[1][1] * B[1][0], A[1][0] * B[0][1] + A[1][1] * B[1][1]]];
+    return m(m(R, c), [[cs, sn], [-sn, cs]]);
+  }
+
+  function arrow(x0, y0, x1, y1, color) {
+    const X0 = px(x0), Y0 = py(y0), X1 = px(x1), Y1 = py(y1);
+    const a = Math.atan2(Y1 - Y0, X1 - X0), hl = 10;
+    ctx.strokeStyle = color; ctx.fillStyle = color; ctx.lineWidth = 2;
+    ctx.setLineDash([6, 4]);
+    ctx.beginPath(); ctx.moveTo(X0, Y0); ctx.lineTo(X1, Y1); ctx.stroke();
+    ctx.setLineDash([]);
+    ctx.beginPath(); ctx.moveTo(X1, Y1);
+    ctx.lineTo(X1 - hl * Math.cos(a - 0.4), Y1 - hl * Math.sin(a - 0.4));
+    ctx.lineTo(X1 - hl * Math.cos(a + 0.4), Y1 - hl * Math.sin(a + 0.4));
+    ctx.closePath(); ctx.fill();
+    ctx.beginPath(); ctx.arc(X1, Y1, 4, 0, 2 * Math.PI); ctx.stroke();
+  }
+
+  function poseOf(st) {
+    const v = value(st, 'pose');
+    if (!v || !truthy(get(v, 'Valid'))) return null;
+    const p = get(v, 'Pose');
+    const x = num(get(p, 'X')), y = num(get(p, 'Y')), h = num(get(p, 'Heading'));
+    if (!finite(x, y, h)) return null;
+    return { x, y, h, cov: matrix(get(v, 'Cov'), 3), conf: num(get(v, 'Confidence')) };
+  }
+
+  function drawGrid(g) {
+    let max = 0;
+    for (const p of g.p) if (Number.isFinite(p) && p > max) max = p;
+    for (let r = 0; r < g.rows; r++) {
+      for (let c = 0; c < g.cols; c++) {
+        const p = g.p[r * g.cols + c];
+        const t = max > 0 && Number.isFinite(p) ? Math.max(0, Math.min(1, p / max)) : 0;
+        ctx.fillStyle = `hsla(${Math.round(120 * (1 - t))}, 85%, 50%, ${0.25 + 0.4 * t})`;
+        const x = g.origin.x + c * g.cell, y = g.origin.y + (r + 1) * g.cell;
+        ctx.fillRect(px(x), py(y), g.cell * view.s - 1, g.cell * view.s - 1);
+      }
+    }
+  }
+
+  function drawRobot(r, pose) {
+    const rad = 0.15 * view.s;
+    if (pose.cov) {
+      ellipse(pose.x, pose.y, [[pose.cov[0][0], pose.cov[0][1]], [pose.cov[1][0], pose.cov[1][1]]], r.color, r.color + '33');
+      const sh = Math.sqrt(Math.max(0, pose.cov[2][2]));
+      if (Number.isFinite(sh) && sh > 0.005) {
+        const span = Math.min(Math.PI, 2 * sh);
+        ctx.beginPath();
+        ctx.moveTo(px(pose.x), py(pose.y));
+        ctx.arc(px(pose.x), py(pose.y), rad * 3, -pose.h - span, -pose.h + span);
+        ctx.closePath();
+        ctx.fillStyle = r.color + '40'; ctx.fill();
+      }
+    }
+    ctx.beginPath(); ctx.arc(px(pose.x), py(pose.y), rad, 0, 2 * Math.PI);
+    ctx.fillStyle = r.color; ctx.fill();
+    ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.stroke();
+    ctx.beginPath(); ctx.moveTo(px(pose.x), py(pose.y));
+    ctx.lineTo(px(pose.x + 0.3 * Math.cos(pose.h)), py(pose.y + 0.3 * Math.sin(pose.h)));
+    ctx.strokeStyle = '#000'; ctx.lineWidth = 3; ctx.stroke();
+    ctx.strokeStyle = r.color; ctx.lineWidth = 1.5; ctx.stroke();
+    const p = r.state.robot ? r.state.robot.player : '?';
+    ctx.fillStyle = '#fff'; ctx.font = 'bold 12px system-ui, sans-serif';
+    ctx.fillText(String(p), px(pose.x) + rad + 2, py(pose.y) - rad - 2);
+  }
+
+  function drawTruth(r, st) {
+    const gt = value(st, 'ground_truth');
+    if (!gt || !truthy(get(gt, 'Valid'))) return;
+    const p = get(gt, 'Pose');
+    const x = num(get(p, 'X')), y = num(get(p, 'Y')), h = num(get(p, 'Heading'));
+    if (finite(x, y, h)) {
+      ctx.setLineDash([3, 3]);
+      ctx.strokeStyle = 'rgba(255,255,255,0.8)'; ctx.lineWidth = 1.5;
+      ctx.beginPath(); ctx.arc(px(x), py(y), 0.17 * view.s, 0, 2 * Math.PI); ctx.stroke();
+      line(x, y, x + 0.3 * Math.cos(h), y + 0.3 * Math.sin(h));
+      ctx.setLineDash([]);
+    }
+    const b = vec(get(gt, 'Ball'));
+    if (b && truthy(get(gt, 'BallValid'))) {
+      ctx.setLineDash([2, 2]); ctx.strokeStyle = 'rgba(255,255,255,0.8)';
+      ctx.beginPath(); ctx.arc(px(b.x), py(b.y), Math.max(4, 0.06 * view.s), 0, 2 * Math.PI); ctx.stroke();
+      ctx.setLineDash([]);
+    }
+  }
+
+  function drawBall(r, st, pose, f) {
+    const b = value(st, 'ball');
+    let drawn = false;
+    if (b && truthy(get(b, 'Valid')) && truthy(get(b, 'FieldValid'))) {
+      const p = vec(get(b, 'FieldPos'));
+      if (p) {
+        const lost = truthy(get(b, 'Lost'));
+        const cov = matrix(get(b, 'Cov'), 2);
+        const sure = cov && pose ? ellipse(p.x, p.y, rotateCov(cov, pose.h), 'rgba(255,140,0,0.9)', 'rgba(255,140,0,0.15)') : true;
+        ctx.beginPath(); ctx.arc(px(p.x), py(p.y), Math.max(5, f.ball_radius * view.s * 1.5), 0, 2 * Math.PI);
+        ctx.fillStyle = lost || !sure ? 'rgba(255,140,0,0.35)' : '#ff8c00'; ctx.fill();
+        ctx.strokeStyle = r.color; ctx.lineWidth = 2; ctx.stroke();
+        drawn = true;
+      }
+    }
+    const tb = value(st, 'team_ball');
+    if (tb && truthy(get(tb, 'Valid'))) {
+      const p = vec(get(tb, 'Pos'));
+      if (p) {
+        ctx.beginPath(); ctx.arc(px(p.x), py(p.y), Math.max(8, 0.12 * view.s), 0, 2 * Math.PI);
+        ctx.strokeStyle = '#ff8c00'; ctx.lineWidth = 1.5; ctx.setLineDash([4, 3]); ctx.stroke(); ctx.setLineDash([]);
+      }
+    }
+    return drawn;
+  }
+
+  function drawVision(r, st, pose) {
+    if (!pose || !r.lastVision) return;
+    if (Math.abs(st.time_ns - r.lastVision.time) > 500e6) return;
+    const obs = get(r.lastVision.obs, 'Obs');
+    const n = num(get(r.lastVision.obs, 'N'));
+    if (!Array.isArray(obs)) return;
+    const cs = Math.cos(pose.h), sn = Math.sin(pose.h);
+    for (const o of obs.slice(0, Number.isFinite(n) ? n : obs.length)) {
+      const p = vec(get(o, 'Pos'));
+      if (!p) continue;
+      const x = pose.x + cs * p.x - sn * p.y, y = pose.y + sn * p.x + cs * p.y;
+      const kind = get(o, 'Kind');
+      ctx.strokeStyle = kind === 1 || kind === 'ball' ? 'rgba(255,160,0,0.6)' : 'rgba(255,255,255,0.18)';
+      ctx.lineWidth = 1;
+      line(pose.x, pose.y, x, y);
+    }
+  }
+
+  function draw() {
+    const f = fieldOf();
+    layout(f);
+    drawField(f);
+    let drawnRobots = 0, grid = null, targets = 0, ball = false;
+    const poses = robots.map((r) => (r.state ? poseOf(r.state) : null));
+    // the grid: the selected robot's, else the first robot's that has one
+    const order = [selected, ...robots.keys()].filter((i, k, a) => a.indexOf(i) === k);
+    const searches = robots.map((r) => (r.state ? searchOf(value(r.state, 'search'), f) : null));
+    for (const i of order) {
+      if (searches[i] && searches[i].grid) { grid = searches[i].grid; break; }
+    }
+    if (grid) drawGrid(grid);
+    robots.forEach((r, i) => { if (r.state) drawTruth(r, r.state); });
+    robots.forEach((r, i) => { if (r.state) drawVision(r, r.state, poses[i]); });
+    // search targets: arrows from the robot with the target's player number
+    const byPlayer = new Map();
+    robots.forEach((r, i) => { if (r.state && r.state.robot) byPlayer.set(r.state.robot.player, i); });
+    const seen = new Set();
+    robots.forEach((r, i) => {
+      const s = searches[i];
+      if (!s) return;
+      for (const t of s.targets) {
+        const owner = t.player === 0 ? i : byPlayer.get(t.player);
+        const key = owner === undefined ? 'p' + t.player : owner;
+        if (seen.has(key) && owner !== i) continue;
+        seen.add(key);
+        const from = owner === undefined ? null : poses[owner];
+        const color = owner === undefined ? palette[(t.player + 3) % palette.length] : robots[owner].color;
+        if (from) arrow(from.x, from.y, t.pos.x, t.pos.y, color);
+        else { ctx.strokeStyle = color; ctx.beginPath(); ctx.arc(px(t.pos.x), py(t.pos.y), 6, 0, 2 * Math.PI); ctx.stroke(); }
+        targets++;
+      }
+    });
+    robots.forEach((r, i) => {
+      if (!r.state) return;
+      if (drawBall(r, r.state, poses[i], f)) ball = true;
+    });
+    robots.forEach((r, i) => {
+      if (poses[i]) { drawRobot(r, poses[i]); drawnRobots++; }
+    });
+    dbg.frames++;
+    dbg.robotsDrawn = drawnRobots;
+    dbg.gridDrawn = !!grid;
+    dbg.gridCells = grid ? grid.cols * grid.rows : 0;
+    dbg.targetsDrawn = targets;
+    dbg.ballDrawn = ball;
+    dbg.mode = robots[0] && robots[0].state ? robots[0].state.mode : null;
+    document.body.dataset.robotsDrawn = String(drawnRobots);
+    document.body.dataset.gridDrawn = grid ? '1' : '0';
+    legend(grid);
+  }
+
+  function legend(grid) {
+    const items = robots.map((r) => {
+      const why = r.err && !r.state ? ' (unreachable)' : r.state && !poseOf(r.state) ? ' (not localised)' : '';
+      return `<span><span class="sw" style="background:${r.color}"></span>${esc(r.label() + why)}</span>`;
+    });
+    items.push('<span>ellipses: 95%</span><span>dashed: ground truth</span><span>◯ dashed: team ball</span>');
+    if (grid) items.push(`<span>search grid ${grid.cols}×${grid.rows}: <span style="color:hsl(120,85%,50%)">unlikely</span> → <span style="color:hsl(0,85%,55%)">likely</span></span>`);
+    const html = items.join('');
+    if ($('legend').innerHTML !== html) $('legend').innerHTML = html;
+  }
+
+  // ---------- side panels
+
+  function esc(s) {
+    return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+  }
+  function setText(id, s) { const el = $(id); if (el.textContent !== s) el.textContent = s; }
+
+  function buildTabs() {
+    const nav = $('tabs');
+    nav.textContent = '';
+    robots.forEach((r, i) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.addEventListener('click', () => { selected = i; changed(); });
+      nav.appendChild(b);
+    });
+  }
+
+  function updateTabs() {
+    const nav = $('tabs');
+    robots.forEach((r, i) => {
+      const b = nav.children[i];
+      if (!b) return;
+      const html = `<span class="sw" style="background:${r.color}"></span>${esc(r.label())}`;
+      if (b.innerHTML !== html) b.innerHTML = html;
+      b.className = (i === selected ? 'sel ' : '') + (r.err ? 'err' : '');
+      b.title = r.err || r.endpoint;
+    });
+  }
+
+  function fmtMs(s) { return Number.isFinite(s) ? (s * 1000).toFixed(s < 0.001 ? 3 : 2) + ' ms' : '–'; }
+  function fmtNs(ns) {
+    const ms = ns / 1e6;
+    if (Math.abs(ms) < 1000) return Math.round(ms) + ' ms';
+    return (ms / 1000).toFixed(ms < 10000 ? 2 : 1) + ' s';
+  }
+
+  function updateBehaviour(st) {
+    const role = value(st, 'role');
+    setText('role', role === undefined ? '– (no behaviour.role entry)' : nameOf(role));
+    const path = pathOf(value(st, 'path'));
+    const html = path.length ? path.map((p) => `<span class="chip">${esc(p)}</span>`).join('<span class="sep">›</span>') : '– (no behaviour.path entry)';
+    if ($('path').innerHTML !== html) $('path').innerHTML = html;
+    const m = value(st, 'motion');
+    setText('motion', m ? `${nameOf(get(m, 'Active'))}${truthy(get(m, 'Settled')) ? ' (settled)' : ''}` : '–');
+    const pose = poseOf(st);
+    setText('pose', pose ? `x ${pose.x.toFixed(2)} m, y ${pose.y.toFixed(2)} m, θ ${(pose.h * 180 / Math.PI).toFixed(0)}°` +
+      (Number.isFinite(pose.conf) ? `, confidence ${pose.conf.toFixed(2)}` : '') : 'not localised');
+    const b = value(st, 'ball');
+    if (!b || !truthy(get(b, 'Valid'))) setText('ball', 'never seen');
+    else {
+      const p = vec(get(b, 'Pos'));
+      const since = get(b, 'SinceSeen');
+      setText('ball', (p ? `${Math.hypot(p.x, p.y).toFixed(2)} m away` : '') +
+        (truthy(get(b, 'Lost')) ? ', lost' : truthy(get(b, 'Seen')) ? ', seen' : '') +
+        (since !== undefined ? `, since seen ${typeof since === 'number' ? fmtNs(since) : since}` : ''));
+    }
+  }
+
+  function delta(cur, base) {
+    const dc = cur.count - (base ? base.count : 0);
+    const ds = num(cur.sum) - (base ? num(base.sum) : 0);
+    let p95 = NaN;
+    if (dc > 0) {
+      for (let i = 0; i < cur.buckets.length; i++) {
+        const prev = base && base.buckets[i] ? base.buckets[i][1] : 0;
+        if (cur.buckets[i][1] - prev >= 0.95 * dc) { p95 = cur.buckets[i][0]; break; }
+      }
+      if (!Number.isFinite(p95)) p95 = Infinity;
+    }
+    return { n: dc, mean: dc > 0 ? ds / dc : NaN, p95 };
+  }
+
+  function updateTimings(r) {
+    const body = $('timings-body');
+    const st = r.state;
+    if (!st.timings) {
+      setText('timings-note', st.mode === 'replay' ? '(not recorded)' : '(no metrics)');
+      body.textContent = '';
+      return;
+    }
+    const cur = st.timings, base = r.hist.length > 1 ? r.hist[0].timings : null;
+    setText('timings-note', base ? `(last ${((r.hist[r.hist.length - 1].t - r.hist[0].t) / 1000).toFixed(1)} s)` : '(since start)');
+    const rows = [];
+    const tick = delta(cur.tick, base && base.tick);
+    rows.push({ name: 'tick (all)', d: tick, over: cur.tick_overruns, err: '' });
+    for (const m of cur.modules) {
+      const bm = base && base.modules.find((x) => x.module === m.module);
+      rows.push({ name: m.module, d: delta(m.seconds, bm && bm.seconds), over: m.overruns, err: m.errors });
+    }
+    const maxMean = Math.max(1e-4, ...rows.map((x) => (Number.isFinite(x.d.mean) ? x.d.mean : 0)));
+    const html = rows.map((x) => {
+      const w = Number.isFinite(x.d.mean) ? Math.round(100 * x.d.mean / maxMean) : 0;
+      const p95 = x.d.p95 === Infinity ? '> max' : fmtMs(x.d.p95);
+      return `<tr><td>${esc(x.name)}</td><td>${fmtMs(x.d.mean)}</td><td>${p95}</td>` +
+        `<td class="bar"><div class="${x.over > 0 ? 'over' : ''}" style="width:${w}%"></div></td>` +
+        `<td>${x.over}</td><td>${x.err}</td></tr>`;
+    }).join('');
+    if (body.innerHTML !== html) body.innerHTML = html;
+  }
+
+  const expanded = new Set();
+  let boardRows = new Map();
+  let boardOwner = null;
+  $('board-filter').addEventListener('input', () => changed());
+
+  function updateBoard(r) {
+    const st = r.state;
+    const body = $('board-body');
+    if (boardOwner !== r) { body.textContent = ''; boardRows = new Map(); boardOwner = r; }
+    const filter = $('board-filter').value.trim().toLowerCase();
+    const names = Object.keys(st.entries).sort();
+    setText('board-note', `(${names.length} entries, tick ${st.tick})`);
+    for (const name of names) {
+      const e = st.entries[name];
+      let row = boardRows.get(name);
+      if (!row) {
+        row = document.createElement('tr');
+        row.innerHTML = '<td></td><td class="age"></td><td class="val"></td>';
+        row.children[0].innerHTML = `${esc(name)}<span class="type">${esc(e.type)} · ${esc(e.writer || 'no writer')}</span>`;
+        row.children[2].addEventListener('click', () => {
+          if (expanded.has(name)) expanded.delete(name); else expanded.add(name);
+          row.dataset.v = '';
+          changed();
+        });
+        boardRows.set(name, row);
+        body.appendChild(row);
+      }
+      const show = !filter || name.toLowerCase().includes(filter) || (e.type || '').toLowerCase().includes(filter);
+      row.hidden = !show;
+      if (!show) continue;
+      const age = row.children[1];
+      if (e.tick === 0) { age.textContent = 'never'; age.className = 'age never'; } else {
+        const dt = st.tick - e.tick;
+        age.textContent = dt === 0 ? 'this tick' : `${fmtNs(st.time_ns - e.time_ns)} (${dt} tick${dt === 1 ? '' : 's'})`;
+        age.className = 'age' + (dt === 0 ? ' fresh' : '');
+      }
+      row.className = e.error ? 'err' : '';
+      const val = row.children[2];
+      const key = `${e.tick}:${expanded.has(name)}`;
+      if (row.dataset.v === key) continue;
+      row.dataset.v = key;
+      if (e.error) { val.textContent = 'undecodable: ' + e.error; continue; }
+      if (expanded.has(name)) {
+        val.innerHTML = `<pre>${esc(JSON.stringify(e.value, null, 2))}</pre>`;
+      } else {
+        const s = JSON.stringify(e.value);
+        val.innerHTML = `<div class="one">${esc(s.length > 400 ? s.slice(0, 400) + '…' : s)}</div>`;
+      }
+    }
+    for (const [name, row] of boardRows) {
+      if (!(name in st.entries)) { row.remove(); boardRows.delete(name); }
+    }
+  }
+
+  function updateStatus() {
+    const live = robots.filter((r) => r.state);
+    const bad = robots.filter((r) => r.err);
+    const el = $('status');
+    const r = robots[selected];
+    let s = '';
+    if (r && r.state) {
+      const st = r.state;
+      s = `${r.label()} · ${st.mode} · tick ${st.tick} · t=${(st.time_ns / 1e9).toFixed(2)} s`;
+      if (st.replay) s += ` · session ${st.replay.session}${st.replay.truncated ? ' (truncated)' : ''}`;
+    } else s = 'waiting for state…';
+    if (bad.length) s += ` · ${bad.map((x) => `${x.endpoint}: ${x.err}`).join('; ')}`;
+    el.textContent = s;
+    el.className = 'status' + (bad.length ? ' bad' : '');
+    if (replay.on) {
+      const st = robots.find((x) => x.state && x.state.replay);
+      if (st) {
+        const rp = st.state.replay;
+        setText('rp-label', `tick ${st.state.tick} (${rp.first}…${rp.last}), record ${rp.index + 1}/${rp.records}` +
+          (rp.stride > 1 ? `, every ${rp.stride}th` : ''));
+      }
+    }
+    return live.length;
+  }
+
+  // ---------- render loop: at most one frame per animation frame, only when something changed
+
+  let dirty = false, lastPanels = 0, panelTimer = 0;
+  function changed() {
+    if (dirty) return;
+    dirty = true;
+    requestAnimationFrame(render);
+  }
+  function render(now) {
+    dirty = false;
+    if (selected >= robots.length) selected = 0;
+    draw();
+    updateTabs();
+    updateStatus();
+    const r = robots[selected];
+    // the panels at most 5 times a second; the field every frame
+    if (r && r.state) {
+      if (now - lastPanels > 200 || replay.on) {
+        lastPanels = now;
+        updateBehaviour(r.state);
+        updateTimings(r);
+        updateBoard(r);
+      } else if (!panelTimer) {
+        panelTimer = setTimeout(() => { panelTimer = 0; changed(); }, 200);
+      }
+    }
+  }
+  window.addEventListener('resize', changed);
+
+  $('robots-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const eps = $('robots-input').value.split(',').map((s) => s.trim()).filter((s) => s);
+    const u = new URL(location.href);
+    u.searchParams.set('robots', eps.join(','));
+    u.searchParams.delete('discover');
+    history.replaceState(null, '', u);
+    setRobots(eps.length ? eps : ['self']);
+  });
+  $('discover-btn').addEventListener('click', () => runDiscover(''));
+
+  async function runDiscover(spec) {
+    let teams = spec.split(',').map((s) => s.trim()).filter((s) => s !== '').map(Number)
+      .filter((n) => Number.isInteger(n) && n >= 0 && n < 100);
+    if (!teams.length) {
+      let self = robots.find((r) => r.endpoint === 'self');
+      if (self && !self.state) await self.fetchState();
+      teams = [self && self.state && self.state.robot ? self.state.robot.team : 1];
+    }
+    setText('status', `discovering teams ${teams.join(', ')}…`);
+    const found = await discover(teams);
+    setRobots(['self', ...found]);
+  }
+
+  setRobots(endpointsFromParams());
+  if (params.has('discover')) runDiscover(params.get('discover') || '');
+  changed();
+})();

@@ -15,8 +15,9 @@
 //     weight, flat on the ground, no slip), so a walking gait moves the
 //     robot and a swinging foot pushes the ball; there are no forces,
 //     torques or friction;
-//   - a robot whose capture point (centre of mass plus the body's velocity
-//     times √(h/g)) leaves its support polygon by more than FallMargin tips
+//   - a robot whose zero-moment point (centre of mass less the torso's
+//     filtered acceleration times h/g) leaves its support polygon by more
+//     than FallMargin tips
 //     over the polygon's edge like an inverted pendulum, pivoting on the
 //     other foot if it comes down, and lies at the torso angles of the
 //     recorded falls until a get-up crouches with the centre of mass over

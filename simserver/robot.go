@@ -96,6 +96,8 @@ type robot struct {
 	footW              mat3 // the pivoting foot's world orientation
 	phi, omega, lie    float64
 	comV               vec3 // the torso's velocity (smoothed)
+	comA               vec3 // the torso's acceleration (smoothed)
+	comN               int  // velocity samples since comValid
 	prevCom            vec3 // the torso's last position
 	comValid           bool
 	// Rising.
@@ -520,28 +522,39 @@ func outside(h *[8][2]float64, n int, c [2]float64) (d float64, near, normal [2]
 	return best, near, normal
 }
 
-// comOutside measures the capture point against the support polygon: the
-// centre of mass extrapolated by the body's velocity, x + v·√(h/g), where
-// an inverted pendulum moving at v comes to rest. v is the torso's
-// velocity: a body leaning over its feet carries its momentum on, a leg
+// comOutside measures the zero-moment point against the support polygon:
+// the centre of mass less its horizontal acceleration times h/g, the point
+// the ground must push through for the body to move as it does (the linear
+// inverted pendulum). A robot whose ZMP would have to leave the soles tips
+// over their edge, as a rigid-footed body does in the real server; a
+// robot standing still has its ZMP at its centre of mass, and a walk that
+// keeps its ZMP on the support foot (a sway of a centimetre or two at a
+// step a quarter-second long) does not fall even though its centre of
+// mass is never above that foot. The acceleration is the torso's: a leg
 // swinging under a still torso (a kick) does not topple it. It returns the
 // distance outside, the nearest boundary point and the outward direction.
 func (r *robot) comOutside(dt float64) (float64, vec3, vec3) {
 	com := r.p.add(r.R.apply(r.kin.com))
 	if r.comValid {
 		v := r.p.sub(r.prevCom).scale(1 / dt)
-		r.comV = r.comV.scale(0.5).add(v.scale(0.5))
+		nv := r.comV.scale(0.5).add(v.scale(0.5))
+		if r.comN >= 2 {
+			a := nv.sub(r.comV).scale(1 / dt)
+			r.comA = r.comA.scale(0.8).add(a.scale(0.2))
+		}
+		r.comV = nv
+		r.comN++
 	} else {
-		r.comV = vec3{}
+		r.comV, r.comA, r.comN = vec3{}, vec3{}, 0
 	}
 	r.prevCom, r.comValid = r.p, true
 	h := math.Max(com[2], 0.05)
-	cp := com.add(r.comV.scale(math.Sqrt(h / gravity)))
+	zmp := com.sub(r.comA.scale(h / gravity))
 	poly, n := r.polygon(r.supported[0] && r.supported[1])
-	d, near, nrm := outside(&poly, n, [2]float64{cp[0], cp[1]})
+	d, near, nrm := outside(&poly, n, [2]float64{zmp[0], zmp[1]})
 	if d > 0 {
-		// Outward: from the polygon to the capture point.
-		nrm = [2]float64{cp[0] - near[0], cp[1] - near[1]}
+		// Outward: from the polygon to the ZMP.
+		nrm = [2]float64{zmp[0] - near[0], zmp[1] - near[1]}
 		l := math.Hypot(nrm[0], nrm[1])
 		nrm = [2]float64{nrm[0] / l, nrm[1] / l}
 	}

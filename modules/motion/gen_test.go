@@ -19,6 +19,7 @@ type kickPose struct {
 	shift      float64 // torso towards the support (right) foot, m
 	dx, dy, dz float64 // kicking foot forward, inwards and up, m
 	stiffness  float64
+	smooth     bool // ease in and out: the weight shifts
 	comment    string
 }
 
@@ -26,13 +27,13 @@ type kickPose struct {
 // the left, wind up, swing it forward fast, bring it back, put it down,
 // weight back to both feet.
 var leftKick = []kickPose{
-	{ms: 500, shift: 0.06, comment: "weight onto the right foot", stiffness: 0.9},
+	{ms: 500, shift: 0.06, comment: "weight onto the right foot", stiffness: 0.9, smooth: true},
 	{ms: 300, shift: 0.06, dy: 0.025, dz: 0.03, comment: "lift the left foot"},
 	{ms: 250, shift: 0.06, dx: -0.04, dy: 0.025, dz: 0.03, comment: "wind up", stiffness: 1},
 	{ms: 100, shift: 0.06, dx: 0.10, dy: 0.025, dz: 0.03, comment: "kick"},
 	{ms: 300, shift: 0.06, dy: 0.025, dz: 0.03, comment: "bring the foot back", stiffness: 0.9},
 	{ms: 300, shift: 0.06, comment: "put it down"},
-	{ms: 500, comment: "weight back onto both feet"},
+	{ms: 500, comment: "weight back onto both feet", smooth: true},
 }
 
 // kickFile renders leftKick through the IK into a keyframe file.
@@ -67,6 +68,7 @@ func kickFile(t *testing.T) []byte {
 		if p.stiffness > 0 {
 			f.Stiffness, f.HasStiffness = p.stiffness, true
 		}
+		f.Smooth = p.smooth
 		k := Keyframes{Name: p.comment, Frames: []Keyframe{f}}
 		out = append(out, k.Format()...)
 	}

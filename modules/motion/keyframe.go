@@ -18,14 +18,16 @@ import (
 //	# A comment runs from '#' to the end of the line; blank lines are ignored.
 //	# Every other line is one keyframe:
 //	#
-//	#   <duration_ms> [<Joint>=<value> ...] [stiffness=<0..1>]
+//	#   <duration_ms> [<Joint>=<value> ...] [stiffness=<0..1>] [ease=smooth]
 //	#
 //	400  LShoulderPitch=90 RShoulderPitch=90  stiffness=0.8
-//	250  LKneePitch=60 RKneePitch=60
+//	250  LKneePitch=60 RKneePitch=60 ease=smooth
 //
 // duration_ms is how long the joints take to move, linearly, from the
 // previous keyframe's pose (for the first keyframe: from where they were
-// when the action started) to this one: milliseconds, > 0 and at most
+// when the action started) to this one; with ease=smooth they start and
+// end this keyframe at rest instead, along a smoothstep (3u²−2u³), so that
+// moving the body's weight does not jolt it: milliseconds, > 0 and at most
 // 10000, decimals allowed. Joints are named as in hal (HeadYaw … RHand);
 // RHipYawPitch is accepted for LHipYawPitch, the NAO having one motor for
 // both. Values are degrees, except for the hands (LHand, RHand: opening
@@ -55,6 +57,8 @@ type Keyframe struct {
 	// Stiffness, if HasStiffness, applies from this keyframe on.
 	Stiffness    float64
 	HasStiffness bool
+	// Smooth eases this keyframe's motion in and out (ease=smooth).
+	Smooth bool
 	// Line is the keyframe's line in its file.
 	Line int
 }
@@ -133,7 +137,14 @@ func ParseKeyframes(name string, data []byte) (*Keyframes, error) {
 		for _, fld := range fields[1:] {
 			key, val, ok := strings.Cut(fld, "=")
 			if !ok || key == "" || val == "" {
-				return nil, errf("%q: want Joint=value or stiffness=value", fld)
+				return nil, errf("%q: want Joint=value, stiffness=value or ease=smooth", fld)
+			}
+			if key == "ease" {
+				if val != "smooth" && val != "linear" {
+					return nil, errf("%q: ease is smooth or linear", fld)
+				}
+				f.Smooth = val == "smooth"
+				continue
 			}
 			v, err := strconv.ParseFloat(val, 64)
 			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.ContainsAny(val, "xXpP_") {
@@ -207,6 +218,9 @@ func (k *Keyframes) Format() []byte {
 		if f.HasStiffness {
 			fmt.Fprintf(&b, " stiffness=%s", strconv.FormatFloat(f.Stiffness, 'g', -1, 64))
 		}
+		if f.Smooth {
+			b.WriteString(" ease=smooth")
+		}
 		b.WriteByte('\n')
 	}
 	return b.Bytes()
@@ -254,7 +268,7 @@ func (k *Keyframes) Mirror(name string) *Keyframes {
 	out := &Keyframes{Name: name, Frames: make([]Keyframe, len(k.Frames))}
 	for i := range k.Frames {
 		f := &k.Frames[i]
-		g := Keyframe{Duration: f.Duration, Stiffness: f.Stiffness, HasStiffness: f.HasStiffness, Line: f.Line}
+		g := Keyframe{Duration: f.Duration, Stiffness: f.Stiffness, HasStiffness: f.HasStiffness, Smooth: f.Smooth, Line: f.Line}
 		for j := range hal.Joint(hal.NumJoints) {
 			if !f.Set.Has(j) {
 				continue
@@ -344,6 +358,9 @@ func (p *Player) Step(dt float64, out *hal.JointCommand) bool {
 	u := 1.0
 	if !p.done {
 		u = p.t / p.kf.Frames[p.frame].Duration.Seconds()
+		if p.kf.Frames[p.frame].Smooth {
+			u = u * u * (3 - 2*u)
+		}
 	}
 	for j := range out.Angle {
 		out.Angle[j] = p.from[j] + (p.to[j]-p.from[j])*hal.Radians(u)

@@ -345,7 +345,11 @@ func (m *Module) Tick(t hal.Tick) error {
 		}
 		st.Settled = true
 	case msg.MotionStand:
-		m.settled = MoveTowards(&m.cmd, &m.stand, m.cfg.MaxSpeed, dt, m.cfg.Tolerance)
+		// The head is the head controller's (below): a scanning head
+		// does not keep the stand from settling.
+		target := m.stand
+		target[hal.HeadYaw], target[hal.HeadPitch] = m.cmd.Angle[hal.HeadYaw], m.cmd.Angle[hal.HeadPitch]
+		m.settled = MoveTowards(&m.cmd, &target, m.cfg.MaxSpeed, dt, m.cfg.Tolerance)
 		m.setStiffness(0, m.cfg.Stiffness)
 		st.Settled = m.settled
 	case msg.MotionWalk:

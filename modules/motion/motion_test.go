@@ -231,6 +231,24 @@ func TestStandSettlesInStandPose(t *testing.T) {
 	}
 }
 
+// TestStandSettlesWhileHeadScans: the head is the head controller's, so a
+// stand with a scanning head settles (and a walk can start from it), and
+// the head goes on scanning.
+func TestStandSettlesWhileHeadScans(t *testing.T) {
+	h := newHarness(t, harnessOpt{})
+	h.req = msg.MotionRequest{Kind: msg.MotionStand, Head: msg.HeadRequest{Mode: msg.HeadScan}}
+	h.until(300, "settled", func() bool { return h.state.Settled })
+	yaw := h.cmd.Angle[hal.HeadYaw]
+	for range 20 {
+		h.step()
+	}
+	if h.cmd.Angle[hal.HeadYaw] == yaw {
+		t.Fatalf("the head stopped scanning at yaw %v", yaw)
+	}
+	h.req.Kind, h.req.Walk = msg.MotionWalk, msg.WalkRequest{Forward: 0.2}
+	h.until(10, "walking", func() bool { return h.state.Active == msg.MotionWalk })
+}
+
 // TestStandPoseFromIK: the stand pose puts the soles flat under the hips,
 // HipHeight below them, and follows the configured stance.
 func TestStandPoseFromIK(t *testing.T) {

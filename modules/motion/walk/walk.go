@@ -25,16 +25,18 @@
 // Within a step, both feet are on the ground for the first and last
 // DoubleSupport/2 of the step. In between the swing foot lifts on a raised
 // cosine (StepHeight at mid swing, zero vertical speed at lift-off and
-// touch-down), moves only vertically for the first and last twentieth of
-// the swing, and moves over the ground with a trapezoidal speed profile; in
-// the air it also comes SwingInward closer to the support foot. The torso
-// sits TorsoOffsetX ahead of the walk frame and sways sideways towards the
-// support foot on a sine over the step, SwayAmplitude from the feet's
-// midpoint at mid step (just beyond the support foot's centre by default),
-// so that the centre of mass is over the support foot whenever the other
-// foot is in the air: the walk is statically stable, as a kinematic
-// simulator that carries the body on the support foot needs. The feet stay
-// flat and parallel to the ground.
+// touch-down), moves only vertically for the first and last tenth of the
+// swing, and moves over the ground with a trapezoidal speed profile; in the
+// air it also comes SwingInward closer to the support foot. The torso sits
+// TorsoOffsetX ahead of the walk frame, follows a path whose speed does not
+// jump between steps, and sways sideways towards the support foot on a sine
+// that leads the step by SwayLead. The sway is sized by the linear inverted
+// pendulum so that the zero-moment point, not the centre of mass, reaches
+// the support foot at mid step (Config.Sway): the walk is dynamically
+// balanced, as in the real server and in the embedded simulator, which
+// fall a robot whose ZMP leaves its support polygon. Starting from rest,
+// a step with both feet down shifts the weight into the sway; stopping, a
+// last one lets it settle. The feet stay flat and parallel to the ground.
 //
 // Every tick the feet's poses relative to the torso go through the legs' IK
 // (kinematics.LegsIK, with the shared hip yaw-pitch), then the filtered gyro
@@ -140,10 +142,20 @@ type Config struct {
 	// DoubleSupport is the fraction of a step with both feet on the ground
 	// (half at its start, half at its end).
 	DoubleSupport float64 `json:"double_support"`
-	// SwayAmplitude is how far the torso moves sideways from the feet's
-	// midpoint towards the support foot at mid step (the nominal stance's
-	// half separation puts it right above the support foot).
-	SwayAmplitude float64 `json:"sway_amplitude"`
+	// Sway is where the zero-moment point is to be at mid step, as a
+	// fraction of the way from the walk frame to the support foot's centre
+	// (1: right under it). The torso's sideways motion that puts it there
+	// follows from the linear inverted pendulum: a torso swaying as
+	// a·sin(πt/T) has its ZMP at a·(1+(π/T)²·z/g), z the centre of mass's
+	// height, so it sways only about a fifth of the way itself. Swaying the
+	// centre of mass over the support foot instead would throw the ZMP far
+	// past it.
+	Sway float64 `json:"sway"`
+	// SwayLead is how far, as a fraction of a step, the sway runs ahead of
+	// the step: the commands' delay plus the body's lag in responding. A
+	// sway in phase with the step has the weight still between the feet
+	// when the swing foot lifts.
+	SwayLead float64 `json:"sway_lead"`
 	// Max speeds of the walk frame.
 	MaxForward  hal.MetresPerSec `json:"max_forward"`
 	MaxBackward hal.MetresPerSec `json:"max_backward"`
@@ -167,13 +179,14 @@ func DefaultConfig() Config {
 		StepPeriod:    config.Duration(250 * time.Millisecond),
 		StepHeight:    0.02,
 		SwingInward:   0.01,
-		DoubleSupport: 0.2,
-		SwayAmplitude: 0.06,
+		DoubleSupport: 0.3,
+		Sway:          1,
+		SwayLead:      0.2,
 		MaxForward:    0.30,
 		MaxBackward:   0.15,
 		MaxLeft:       0.05,
 		MaxTurn:       1.0,
-		AccForward:    0.6,
+		AccForward:    0.3,
 		AccLeft:       0.5,
 		AccTurn:       3,
 		Stiffness:     0.8,
@@ -221,8 +234,16 @@ type Walk struct {
 	geom   kinematics.Geometry
 
 	stepping bool
-	phase    float64
-	support  kinematics.Side
+	// swayGain is the torso's sway per unit of ZMP sway (Config.Sway).
+	swayGain float64
+	// mode is the current step's kind: a weight shift from rest, a step,
+	// or a settling back to rest.
+	mode stepMode
+	// prevDelta and delta are the walk frame's motion over the previous
+	// and the current step, each in its own start frame.
+	prevDelta, delta Pose
+	phase            float64
+	support          kinematics.Side
 	// The current step, in the support foot's frame: the walk frame's start
 	// and end, the swing foot's start and landing spot.
 	bodyStart, bodyEnd, swingStart, swingEnd Pose
@@ -248,13 +269,21 @@ type Walk struct {
 // New returns a walk standing in stance.
 func New(cfg Config, stance Stance, geom kinematics.Geometry) *Walk {
 	w := &Walk{cfg: cfg, stance: stance, geom: geom}
+	// The linear inverted pendulum's gain for a sway at the step
+	// frequency, with the centre of mass's height in the stance.
+	var stand [hal.NumJoints]hal.Radians
+	legs := stance.Legs(&geom)
+	legs.Put(&stand)
+	z := geom.CoM(&stand)[2] - (geom.HipOffsetZ - stance.HipHeight)
+	w.swayGain = 1 / (1 + math.Pow(math.Pi/w.period(), 2)*max(z, 0.05)/9.81)
 	w.Reset()
 	return w
 }
 
 // Reset puts the walk into the stance, not stepping, without any velocity.
 func (w *Walk) Reset() {
-	w.stepping, w.phase = false, 0
+	w.stepping, w.phase, w.mode = false, 0, stepping
+	w.prevDelta, w.delta = Pose{}, Pose{}
 	w.support = kinematics.Right
 	w.swingStart = w.nominalSwing(w.support)
 	w.swingEnd = w.swingStart
@@ -432,19 +461,42 @@ func (w *Walk) accelerate(cmd Pose) Pose {
 	}
 }
 
-// start begins stepping from the stance, lifting first the foot on the side
-// the robot is to move or turn to.
+// stepMode is the kind of a step.
+type stepMode uint8
+
+const (
+	// stepping: the swing foot moves.
+	stepping stepMode = iota
+	// shifting: both feet stay down while the torso eases from standing
+	// still into the sway of the first step.
+	shifting
+	// settling: both feet stay down while the torso comes to rest from the
+	// sway of the last step.
+	settling
+)
+
+// start begins stepping from the stance: a weight shift onto the foot
+// that is not to move first (the one away from the side the robot is to
+// move or turn to), then steps.
 func (w *Walk) start(cmd Pose) {
 	swing := kinematics.Left
 	if cmd.Y < 0 || (cmd.Y == 0 && cmd.H < 0) {
 		swing = kinematics.Right
 	}
-	if w.support == swing {
+	// The shift's swing foot becomes the first step's support.
+	if w.support != swing {
 		w.switchSupport()
 	}
-	w.stepping, w.phase = true, 0
+	w.stepping, w.phase, w.mode = true, 0, shifting
 	w.vel = Pose{}
-	w.plan(cmd)
+	w.still()
+}
+
+// still plans a step in which nothing but the sway moves.
+func (w *Walk) still() {
+	w.bodyStart, w.bodyEnd = w.body, w.body
+	w.swingStart = w.swingEnd
+	w.prevDelta, w.delta = Pose{}, Pose{}
 }
 
 // switchSupport makes the other foot the reference frame, without moving
@@ -471,6 +523,15 @@ func (w *Walk) finishStep(prev Pose) Pose {
 // plan plans the step starting now (phase 0) towards the velocity cmd; or,
 // when the robot is to stop and has stopped, ends stepping.
 func (w *Walk) plan(cmd Pose) {
+	if w.mode == settling {
+		// At rest again: stand, or start afresh.
+		w.stepping, w.phase = false, 0
+		w.bodyEnd, w.swingEnd = w.body, w.nominalSwing(w.support)
+		if cmd != (Pose{}) {
+			w.start(cmd)
+		}
+		return
+	}
 	w.bodyStart = w.body
 	w.swingStart = w.swingEnd
 	w.vel = w.accelerate(cmd)
@@ -481,14 +542,15 @@ func (w *Walk) plan(cmd Pose) {
 		nominal := w.nominalSwing(w.support)
 		d := w.swingStart.Inv().Mul(nominal)
 		if math.Hypot(d.X, d.Y) < 1e-4 && math.Abs(d.H) < 1e-3 {
-			// The feet are side by side: stand.
-			w.stepping, w.phase = false, 0
+			// The feet are side by side: let the sway settle, then stand.
 			w.swingEnd = nominal
-			w.bodyEnd = w.bodyStart
+			w.mode = settling
+			w.still()
 			return
 		}
 		// Otherwise a closing step (the plan below with no velocity).
 	}
+	w.mode = stepping
 	// Plan where the support foot is to be relative to the walk frame at
 	// the step's end; the swing foot lands mirrored through that frame.
 	// Forward motion is shared by both steps (the support foot ends half a
@@ -508,6 +570,7 @@ func (w *Walk) plan(cmd Pose) {
 	}
 	w.bodyEnd = s.Inv()
 	w.swingEnd = w.bodyEnd.Mul(Pose{X: -s.X, Y: -s.Y, H: -s.H})
+	w.prevDelta, w.delta = w.delta, w.bodyStart.Inv().Mul(w.bodyEnd)
 }
 
 // swingProgress returns the swing foot's horizontal progress 0..1 and lift
@@ -515,6 +578,9 @@ func (w *Walk) plan(cmd Pose) {
 func (w *Walk) swingProgress(ph float64) (u, lift float64) {
 	ds := min(max(w.cfg.DoubleSupport, 0), 0.9)
 	p0, p1 := ds/2, 1-ds/2
+	if w.mode != stepping {
+		return 0, 0
+	}
 	switch {
 	case ph <= p0:
 		return 0, 0
@@ -522,11 +588,11 @@ func (w *Walk) swingProgress(ph float64) (u, lift float64) {
 		return 1, 0
 	}
 	s := (ph - p0) / (p1 - p0)
-	// The foot moves only vertically for the first and last twentieth
+	// The foot moves only vertically for the first and last tenth
 	// of the swing, so it leaves and meets the ground cleanly; in between it moves
 	// with a trapezoidal speed profile (a fifth of the time accelerating,
 	// a fifth braking), whose peak speed is only 5/4 of the mean.
-	const a = 0.05
+	const a = 0.1
 	return trapezoid(min(max((s-a)/(1-2*a), 0), 1), 0.2), (1 - math.Cos(2*math.Pi*s)) / 2
 }
 
@@ -553,7 +619,23 @@ func (w *Walk) bodyAt(ph float64) Pose {
 	if !w.stepping {
 		return w.body
 	}
-	return lerp(w.bodyStart, w.bodyEnd, ph)
+	// A cubic Hermite in the walk frame of the step's start: it starts at
+	// the previous step's speed and ends at this step's, at this step's end
+	// pose. The body's speed never jumps at a step boundary: a jump would be
+	// an impulse that throws the zero-moment point off the support foot.
+	// The previous step's motion is turned into this step's start frame;
+	// the heading turns linearly (the shared hip yaw-pitch follows it
+	// best so).
+	s := ph
+	h10, h01, h11 := s*s*s-2*s*s+s, -2*s*s*s+3*s*s, s*s*s-s*s
+	p, d := w.prevDelta, w.delta
+	c, sn := math.Cos(p.H), math.Sin(p.H)
+	px, py := c*p.X+sn*p.Y, -sn*p.X+c*p.Y
+	return w.bodyStart.Mul(Pose{
+		X: h10*px + (h01+h11)*d.X,
+		Y: h10*py + (h01+h11)*d.Y,
+		H: s * d.H,
+	})
 }
 
 // torsoAt is the torso's ground pose at phase ph, in the support frame.
@@ -561,13 +643,34 @@ func (w *Walk) torsoAt(ph float64) Pose {
 	b := w.bodyAt(ph)
 	var sway float64
 	if w.stepping {
-		// Towards the support foot: SwayAmplitude from the nominal
-		// midpoint, measured from where the support foot is.
-		s := b.Inv()
-		half := w.stance.FootSeparation / 2
-		sway = math.Sin(math.Pi*ph) * (s.Y - w.support.Sign()*(half-w.cfg.SwayAmplitude))
+		// Towards the support foot, by the pendulum's share of the way
+		// to it (see Config.Sway).
+		// The sway leads the step by SwayLead, which the commands' delay
+		// and the body's response take up; the first step from rest eases
+		// into it from standing still.
+		sway = w.swayAt(b, ph)
 	}
 	return b.Mul(Pose{X: w.stance.TorsoOffsetX, Y: sway})
+}
+
+// swayAt is the torso's sideways offset from the walk frame b at phase ph:
+// towards the support foot, by the pendulum's share of the way to it (see
+// Config.Sway), leading the step by SwayLead. The weight shift from rest
+// eases into it, and the settling eases out of it, each along a cubic that
+// meets the sway's position and speed.
+func (w *Walk) swayAt(b Pose, ph float64) float64 {
+	k, lead := w.cfg.Sway*w.swayGain, math.Pi*w.cfg.SwayLead
+	switch w.mode {
+	case shifting:
+		// Towards the first step's support foot, the swing foot now.
+		y := b.Inv().Mul(w.swingStart).Y * k
+		return (3*ph*ph-2*ph*ph*ph)*math.Sin(lead)*y + (ph*ph*ph-ph*ph)*math.Pi*math.Cos(lead)*y
+	case settling:
+		y := b.Inv().Y * k
+		q := 1 - ph
+		return (3*q*q-2*q*q*q)*math.Sin(lead)*y - (q*q*q-q*q)*math.Pi*math.Cos(lead)*y
+	}
+	return math.Sin(math.Pi*ph+lead) * b.Inv().Y * k
 }
 
 // swingAt is the swing foot's ground pose and lift at phase ph.

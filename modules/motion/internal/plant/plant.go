@@ -2,9 +2,10 @@
 // motion's tests: it executes joint commands with a delay and a speed limit
 // (as SimSpark does), carries the body on the support foot with the legs'
 // forward kinematics, measures the torso's rotation rate like a gyro, and
-// says the robot falls when the centre of mass (kinematics' mass model)
-// leaves the support polygon. It is what robotd's embedded simulator is
-// described to do, not a physics engine.
+// says the robot falls when the zero-moment point (the centre of mass, from
+// kinematics' mass model, less the torso's horizontal acceleration times
+// h/g) leaves the support polygon. It is what robotd's embedded simulator
+// does (simserver), not a physics engine.
 package plant
 
 import (
@@ -13,6 +14,10 @@ import (
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/modules/motion/kinematics"
 )
+
+// FallMargin is how far the ZMP may leave the support polygon before the
+// robot falls: the embedded simulator's default (simserver.Config).
+const FallMargin = 0.005
 
 // Foot is the sole's rectangle around the sole point, in the foot frame.
 type Foot struct{ Back, Front, Half float64 }
@@ -44,9 +49,16 @@ type Plant struct {
 	Soles [2]kinematics.Pose3
 	// CoM is the centre of mass in the world.
 	CoM kinematics.Vec3
-	// Margin is the CoM's distance inside the support polygon (negative
+	// ZMP is the zero-moment point on the ground (x, y).
+	ZMP [2]float64
+	// Margin is the ZMP's distance inside the support polygon (negative
 	// outside); MinMargin the smallest so far.
 	Margin, MinMargin float64
+	// The torso's smoothed velocity and acceleration, as the simulator
+	// filters them.
+	tv, ta  kinematics.Vec3
+	prevP   kinematics.Vec3
+	samples int
 	// Double is true when both feet are on the ground.
 	Double bool
 	// Fallen is set once the CoM left the support polygon.
@@ -108,9 +120,14 @@ func (p *Plant) update(dt float64) {
 	other := p.Torso.Mul(sole[o])
 	if other.P[2] < -1e-4 {
 		// The other foot would sink: it carries the body now, flat on the
-		// ground where it is.
+		// ground where it stood last tick (where it is now is reckoned
+		// through the leg that has just begun to lift).
+		was := p.Soles[o]
+		if p.n <= 1 {
+			was = other
+		}
 		p.Support = o
-		p.SupportPose = kinematics.Pose3{R: kinematics.RotZ(other.R.Yaw()), P: kinematics.Vec3{other.P[0], other.P[1], 0}}
+		p.SupportPose = kinematics.Pose3{R: kinematics.RotZ(was.R.Yaw()), P: kinematics.Vec3{was.P[0], was.P[1], 0}}
 		p.Torso = p.SupportPose.Mul(sole[o].Inv())
 		p.Switches++
 	}
@@ -123,15 +140,33 @@ func (p *Plant) update(dt float64) {
 		p.Gyro = hal.Vec3{X: (d[2][1] - d[1][2]) / 2 / dt, Y: (d[0][2] - d[2][0]) / 2 / dt, Z: (d[1][0] - d[0][1]) / 2 / dt}
 	}
 	p.CoM = p.Torso.Apply(g.CoM(&p.Joints))
+	if dt > 0 {
+		var v kinematics.Vec3
+		for i := range v {
+			v[i] = 0.5*p.tv[i] + 0.5*(p.Torso.P[i]-p.prevP[i])/dt
+		}
+		if p.samples >= 2 {
+			for i := range v {
+				p.ta[i] = 0.8*p.ta[i] + 0.2*(v[i]-p.tv[i])/dt
+			}
+		}
+		if p.samples >= 1 {
+			p.tv = v
+		}
+		p.samples++
+	}
+	p.prevP = p.Torso.P
+	h := max(p.CoM[2], 0.05) / 9.81
+	p.ZMP = [2]float64{p.CoM[0] - p.ta[0]*h, p.CoM[1] - p.ta[1]*h}
 	p.Double = p.Soles[o].P[2] < 0.002
 	p.Margin = p.margin()
 	p.MinMargin = min(p.MinMargin, p.Margin)
-	if p.Margin < 0 {
+	if p.Margin < -FallMargin {
 		p.Fallen = true
 	}
 }
 
-// margin is the CoM's distance inside the support polygon.
+// margin is the ZMP's distance inside the support polygon.
 func (p *Plant) margin() float64 {
 	var pts [8][2]float64
 	n := 0
@@ -148,7 +183,7 @@ func (p *Plant) margin() float64 {
 		}
 	}
 	hull, m := convexHull(pts[:n])
-	return inside(hull[:m], p.CoM[0], p.CoM[1])
+	return inside(hull[:m], p.ZMP[0], p.ZMP[1])
 }
 
 // convexHull returns the hull of pts counter-clockwise (Andrew's monotone

@@ -265,6 +265,19 @@ func (t *Trainer) MoveAgent(side string, unum int, x, y, headingDeg float64) err
 	return t.send("(agent (unum " + strconv.Itoa(unum) + ")(team " + side + ")(move " + num(x) + " " + num(y) + " 0.35 " + num(headingDeg-90) + "))")
 }
 
+// LayDown lays player unum of side on its front (front) or its back at
+// (x, y), facing heading degrees (0 = +x): the agent command with the
+// BerlinUnited fork's rotation triple, the torso pitched ±90° (protocols.md
+// §3.5). The embedded simulator lets it fall there and lie like a fallen
+// robot.
+func (t *Trainer) LayDown(side string, unum int, x, y, headingDeg float64, front bool) error {
+	pitch := "-90"
+	if front {
+		pitch = "90"
+	}
+	return t.send("(agent (unum " + strconv.Itoa(unum) + ")(team " + side + ")(pos " + num(x) + " " + num(y) + " 0.35)(rot 0 " + pitch + " " + num(headingDeg) + "))")
+}
+
 // PlayMode sets the play mode by name (e.g. PlayOn, BeforeKickOff).
 func (t *Trainer) PlayMode(mode string) error { return t.send("(playMode " + mode + ")") }
 

@@ -204,6 +204,22 @@ func (w *World) moveAgent(a *Agent, c *simspark.TrainerCommand) {
 	if !finite([]float64{x, y, heading}) {
 		return
 	}
+	if c.HasRot && finite(c.Rot[:]) {
+		// The torso's rotation about the field's axes, for a robot
+		// facing +x: a torso tilted past 45° is laid down, on its front
+		// if it leans the way it faces, else on its back.
+		rx, ry, rz := c.Rot[0]*rad, c.Rot[1]*rad, c.Rot[2]*rad
+		mz, my, mx := rotZ(rz), rotY(ry), rotX(rx)
+		mzy := mz.mul(&my)
+		R := mzy.mul(&mx)
+		up := R.apply(vec3{0, 0, 1})
+		heading = rz
+		a.r.place(x, y, heading, false)
+		if up[2] < math.Cos(math.Pi/4) {
+			a.r.layDown(vec3{up[0], up[1], 0}.unit())
+		}
+		return
+	}
 	a.r.place(x, y, heading, false)
 }
 

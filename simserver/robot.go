@@ -47,6 +47,9 @@ const (
 	// getUpMargin is how far inside the support polygon the centre of mass
 	// must be for a get-up to succeed.
 	getUpMargin = 0.01
+	// layDownSpeed is the tipping rate (rad/s) a robot the trainer lays
+	// down starts with.
+	layDownSpeed = 3.0
 )
 
 // Lying tilts of the torso after a fall, from the final ACC of the imu_fall
@@ -585,6 +588,28 @@ func (r *robot) startFall(pivot, n vec3) {
 	default:
 		r.lie = fwd*fwd*lieBackward + side*side*lieSide
 	}
+}
+
+// layDown tips a standing robot over towards n (horizontal, unit) from
+// under its centre of mass, as the trainer's rotation asks: it falls and
+// lies like a robot that fell that way.
+func (r *robot) layDown(n vec3) {
+	// Tipping over the feet's edge that way (toes or heels), pushed
+	// hard enough to go over it.
+	pts, k := r.polygon(true)
+	far := math.Inf(-1)
+	for _, q := range pts[:k] {
+		far = max(far, q[0]*n[0]+q[1]*n[1])
+	}
+	var pivot vec3
+	m := 0.0
+	for _, q := range pts[:k] {
+		if q[0]*n[0]+q[1]*n[1] > far-0.005 {
+			pivot, m = pivot.add(vec3{q[0], q[1], 0}), m+1
+		}
+	}
+	r.startFall(pivot.scale(1/m), n)
+	r.omega = layDownSpeed
 }
 
 // stepFall rotates the body about the tipping edge: θ” = g·sin θ / L, the

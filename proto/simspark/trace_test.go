@@ -306,12 +306,12 @@ func TestEffectors(t *testing.T) {
 
 func TestTrainer(t *testing.T) {
 	var m TrainerMessage
-	msg := []byte("(agent (unum 1)(team Left)(move -2.0 1.0 0.35 90))(ball (pos 1 1 0.05)(vel 2 0 0))(score (left 1)(right 2))(playMode PlayOn)(kickOff Right)(kill (unum 3)(team Right))(repos)(select (unum -1))(getAck)(getAck a1)(time 10)(dropBall)(reqfullstate)(killsim)(killAgent (unum 1))(agent (unum 2)(team Right)(pos 1 2 3)(battery 50)(temperature 30)(rotation 1 2 3))")
+	msg := []byte("(agent (unum 1)(team Left)(move -2.0 1.0 0.35 90))(ball (pos 1 1 0.05)(vel 2 0 0))(score (left 1)(right 2))(playMode PlayOn)(kickOff Right)(kill (unum 3)(team Right))(repos)(select (unum -1))(getAck)(getAck a1)(time 10)(dropBall)(reqfullstate)(killsim)(killAgent (unum 1))(agent (unum 2)(team Right)(pos 1 2 3)(battery 50)(temperature 30)(rotation 1 2 3))(agent (unum 3)(team Left)(pos 0 1 0.1)(rot 0 -90 45))")
 	if err := m.Parse(msg); err != nil {
 		t.Fatal(err)
 	}
 	c := m.Commands
-	want := []TrainerKind{TrainAgent, TrainBall, TrainScore, TrainPlayMode, TrainKickOff, TrainKill, TrainRepos, TrainSelect, TrainGetAck, TrainGetAck, TrainTime, TrainDropBall, TrainReqFullState, TrainKillSim, TrainUnknown, TrainAgent}
+	want := []TrainerKind{TrainAgent, TrainBall, TrainScore, TrainPlayMode, TrainKickOff, TrainKill, TrainRepos, TrainSelect, TrainGetAck, TrainGetAck, TrainTime, TrainDropBall, TrainReqFullState, TrainKillSim, TrainUnknown, TrainAgent, TrainAgent}
 	if len(c) != len(want) {
 		t.Fatalf("%d commands: %+v", len(c), c)
 	}
@@ -324,7 +324,8 @@ func TestTrainer(t *testing.T) {
 		!c[1].HasVel || c[1].Vel[0] != 2 || c[1].Pos != [3]float64{1, 1, 0.05} || c[2].Left != 1 || c[2].Right != 2 ||
 		!m.Is(c[3].Word, "PlayOn") || !m.Is(c[4].Word, "Right") || c[5].Unum != 3 || c[6].HasUnum || c[7].Unum != -1 || c[7].HasTeam ||
 		c[8].HasWord || !m.Is(c[9].Word, "a1") || c[10].Time != 10 || !m.Is(c[14].Raw, "(killAgent (unum 1))") ||
-		!c[15].HasBattery || c[15].Battery != 50 || c[15].Temperature != 30 || c[15].Pos != [3]float64{1, 2, 3} {
+		!c[15].HasBattery || c[15].Battery != 50 || c[15].Temperature != 30 || c[15].Pos != [3]float64{1, 2, 3} || c[15].HasRot ||
+		!c[16].HasRot || c[16].Rot != [3]float64{0, -90, 45} || !c[16].HasPos {
 		t.Fatalf("trainer %+v", c)
 	}
 	roundTripTrainer(t, &m, msg)

@@ -85,6 +85,13 @@ type TrainerCommand struct {
 	// Move is an agent's position (m) and rotation (deg; the robot's
 	// myorien becomes rotation + 90 on the UNSW fork).
 	Move [4]float64
+	// HasRot says whether Rot was given: the BerlinUnited fork's rotation
+	// triple, (rot <x> <y> <z>), the torso's rotation in degrees about the
+	// field's x, y and z axes (applied in that order). The embedded
+	// simulator lays a robot whose torso it tilts past 45° down on its
+	// front or back.
+	HasRot bool
+	Rot    [3]float64
 	// HasBattery and HasTemperature say whether Battery and Temperature
 	// were given.
 	HasBattery, HasTemperature bool
@@ -208,6 +215,8 @@ func (m *TrainerMessage) parseFields(s *Scanner, c *TrainerCommand) error {
 			bit = 32
 		case "temperature":
 			bit = 64
+		case "rot":
+			bit = 128
 		}
 		// Which fields each command takes.
 		allowed := uint8(1 | 2)
@@ -215,7 +224,7 @@ func (m *TrainerMessage) parseFields(s *Scanner, c *TrainerCommand) error {
 		case TrainBall:
 			allowed = 4 | 8
 		case TrainAgent:
-			allowed = 1 | 2 | 4 | 16 | 32 | 64
+			allowed = 1 | 2 | 4 | 16 | 32 | 64 | 128
 		}
 		if bit&allowed == 0 {
 			if err = s.skipRest(); err != nil {
@@ -256,6 +265,9 @@ func (m *TrainerMessage) parseFields(s *Scanner, c *TrainerCommand) error {
 				err = s.close("temperature")
 			}
 			c.HasTemperature = true
+		case 128:
+			err = s.numbers(c.Rot[:], "rot")
+			c.HasRot = true
 		}
 		if err != nil {
 			return err
@@ -347,6 +359,10 @@ func (m *TrainerMessage) Append(dst []byte, f Format) []byte {
 			if c.HasMove {
 				field("move")
 				dst = append(appendNums(dst, c.Move[:], f), ')')
+			}
+			if c.HasRot {
+				field("rot")
+				dst = append(appendNums(dst, c.Rot[:], f), ')')
 			}
 			if c.HasBattery {
 				field("battery")

@@ -13,7 +13,10 @@ import (
 	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/modules/motion"
 	"github.com/robotd/robotd/modules/motion/walk"
+	"github.com/robotd/robotd/modules/perception"
 	"github.com/robotd/robotd/msg"
+	"github.com/robotd/robotd/robot"
+	"github.com/robotd/robotd/runner"
 	"github.com/robotd/robotd/simrun"
 )
 
@@ -336,10 +339,18 @@ func TestGetUp(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			defer leaktest.Check(t)()
-			w, r, probe, stop := motionRobot(t, sim.Beam{X: -1, Y: 1, Deg: 0}, func(time.Duration) msg.MotionRequest {
-				return msg.MotionRequest{Kind: msg.MotionStand}
-			})
+			w, stop := startWorld(t)
 			defer stop()
+			probe := &motionProbe{}
+			r, err := w.AddRobot(simrun.RobotConfig{
+				Team: "robotd", Player: 1, Beam: sim.Beam{X: -1, Y: 1, Deg: 0},
+				Modules: func(c *robot.Config) []runner.Module {
+					return []runner.Module{perception.New(c.Perception), motion.New(c.Motion), &reflex{}, probe}
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
 			wait(t, r, 2*time.Second)
 			laid := r.Time()
 			if err := w.Trainer().LayDown("Left", 1, -1, 1, 30, front); err != nil {
@@ -352,7 +363,8 @@ func TestGetUp(t *testing.T) {
 				if down == 0 && s.body.Fall != msg.Upright {
 					down, how = s.t, s.body.Fall
 				}
-				if down != 0 && up == 0 && s.body.Fall == msg.Upright {
+				// Up: upright, and the get-up has finished into the stand.
+				if down != 0 && up == 0 && s.body.Fall == msg.Upright && s.motion.Active == msg.MotionStand {
 					up = s.t
 				}
 				return up != 0 && s.t > up+time.Second
@@ -386,6 +398,30 @@ func TestGetUp(t *testing.T) {
 			}
 		})
 	}
+}
+
+// reflex is the behaviour a get-up needs: get up when fallen, else stand.
+type reflex struct {
+	body *blackboard.Reader[msg.BodyState]
+	req  *blackboard.Writer[msg.MotionRequest]
+}
+
+func (*reflex) Name() string { return "reflex" }
+func (x *reflex) Wire(b *blackboard.Board) (err error) {
+	if x.body, err = blackboard.Read(b, x.Name(), msg.BodyStateKey); err != nil {
+		return err
+	}
+	x.req, err = blackboard.Write(b, x.Name(), msg.MotionRequestKey)
+	return err
+}
+func (x *reflex) Tick(hal.Tick) error {
+	b, _ := x.body.Get()
+	if b.Fall != msg.Upright {
+		x.req.Set(msg.MotionRequest{Kind: msg.MotionGetUp})
+	} else {
+		x.req.Set(msg.MotionRequest{Kind: msg.MotionStand})
+	}
+	return nil
 }
 
 // headHeight is the first robot's head height from the monitor stream

@@ -20,7 +20,7 @@
 //     than FallMargin tips
 //     over the polygon's edge like an inverted pendulum, pivoting on the
 //     other foot if it comes down, and lies at the torso angles of the
-//     recorded falls until a get-up crouches with the centre of mass over
+//     recorded falls until a get-up squats deeply (knees ≥ 110°, hips ≤ -60°) with the centre of mass over
 //     the feet, or the trainer moves it;
 //   - the ball rolls with the fork's strong damping and is pushed by feet
 //     and shins; robots do not collide with each other or the ball with

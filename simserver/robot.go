@@ -41,9 +41,13 @@ const (
 	supportTol = 0.006
 	// riseTime is the last phase of a get-up.
 	riseTime = 0.4
-	// getUpKnee is the knee flexion a get-up must reach (crouched, the feet
-	// under the body) before the robot can stand up (sim sign: negative).
-	getUpKnee = -60 * rad
+	// getUpKnee and getUpHip are the knee and hip flexion a get-up must
+	// reach (a deep squat, the feet under the body: both get-ups pass
+	// through knees 121°, hips -80°) before the robot can stand up (sim
+	// signs: knee negative, hip positive). The stand pose (knees 71°, hips
+	// -33°) is not enough: a lying robot does not stand by standing.
+	getUpKnee = -110 * rad
+	getUpHip  = 60 * rad
 	// getUpMargin is how far inside the support polygon the centre of mass
 	// must be for a get-up to succeed.
 	getUpMargin = 0.01
@@ -674,7 +678,7 @@ func (r *robot) stepFall(dt float64) {
 // tryGetUp stands the robot up when its get-up motion has brought the
 // centre of mass over the feet in a crouch.
 func (r *robot) tryGetUp() {
-	if r.q[jRLeg+3] > getUpKnee || r.q[jLLeg+3] > getUpKnee {
+	if r.q[jRLeg+3] > getUpKnee || r.q[jLLeg+3] > getUpKnee || r.q[jRLeg+2] < getUpHip || r.q[jLLeg+2] < getUpHip {
 		return
 	}
 	// Where the robot would be standing on its feet now.

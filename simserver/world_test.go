@@ -395,12 +395,27 @@ func TestGetUp(t *testing.T) {
 	if st := s.agents[0].State(); st != "lying" {
 		t.Fatalf("got up by itself: %s", st)
 	}
-	// Crouch: ankles under the hips, knees bent 100°.
+	// A stand-like crouch (ankles under the hips, knees bent 100°) does
+	// not stand a lying robot up.
 	h, k, a := legIK(0, 0.13)
 	s.drive(0, map[string]float64{"lle3": h, "rle3": h, "lle4": k, "rle4": k, "lle5": a, "rle5": a}, 3)
 	s.step(60)
+	if st := s.agents[0].State(); st != "lying" {
+		t.Fatalf("after a shallow crouch: %s, want lying", st)
+	}
+	// The back get-up's deep squat (NAO hips -80°, knees 121°, ankles
+	// -55°; degrees, the simulator's signs inverted) does.
+	hip, knee, ankle := 80.0, -121.0, 55.0
+	s.drive(0, map[string]float64{"lle3": hip, "rle3": hip, "lle4": knee, "rle4": knee, "lle5": ankle, "rle5": ankle}, 3)
+	s.step(60)
 	if st := s.agents[0].State(); st != "standing" {
-		t.Fatalf("after the get-up crouch: %s, want standing", st)
+		t.Fatalf("after the get-up squat: %s, want standing", st)
+	}
+	// Standing up out of the squat onto flat feet, the torso upright.
+	s.drive(0, map[string]float64{"lle3": h, "rle3": h, "lle4": k, "rle4": k, "lle5": a, "rle5": a}, 3)
+	s.step(60)
+	if st := s.agents[0].State(); st != "standing" {
+		t.Fatalf("rising from the squat: %s, want standing", st)
 	}
 	if acc := s.perception(0).ACC.V; math.Abs(acc[2]-9.81) > 0.05 {
 		t.Errorf("ACC %v after getting up, want (0, 0, 9.81)", acc)

@@ -17,11 +17,11 @@
 //     torques or friction;
 //   - a robot whose zero-moment point (centre of mass less the torso's
 //     filtered acceleration times h/g) leaves its support polygon by more
-//     than FallMargin tips
-//     over the polygon's edge like an inverted pendulum, pivoting on the
-//     other foot if it comes down, and lies at the torso angles of the
-//     recorded falls until a get-up squats deeply (knees ≥ 110°, hips ≤ -60°) with the centre of mass over
-//     the feet, or the trainer moves it;
+//     than FallMargin tips over the polygon's edge like an inverted
+//     pendulum, pivoting on the other foot if it comes down, and lies at
+//     the torso angles of the recorded falls until a get-up squats deeply
+//     (knees ≥ 110°, hips ≤ -60°) with the centre of mass over the feet,
+//     or the trainer moves it (or lays it down: (rot x y z));
 //   - the ball rolls with the fork's strong damping and is pushed by feet
 //     and shins; robots do not collide with each other or the ball with
 //     their bodies above the shins.

@@ -1,0 +1,337 @@
+package roles
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/msg"
+)
+
+func rec(p uint8, role msg.Role, strikerCost float64, x, y float64) msg.RoleRecord {
+	return msg.RoleRecord{Player: p, Role: role, StrikerCost: strikerCost, BallKnown: true, Pos: hal.Vec2{X: x, Y: y}}
+}
+
+func TestAllocate(t *testing.T) {
+	cfg := DefaultConfig()
+	S, D, P, G, N := msg.RoleStriker, msg.RoleDefender, msg.RoleSupporter, msg.RoleGoalie, msg.RoleNone
+	fallen := func(r msg.RoleRecord) msg.RoleRecord { r.Fallen = true; return r }
+	penalised := func(r msg.RoleRecord) msg.RoleRecord { r.Penalised = true; return r }
+	unknown := func(r msg.RoleRecord) msg.RoleRecord { r.BallKnown = false; return r }
+	tests := []struct {
+		name   string
+		recs   []msg.RoleRecord
+		keeper uint8
+		lost   bool
+		want   []msg.Role
+	}{
+		{"nearest to the ball strikes, nearest to our goal defends",
+			[]msg.RoleRecord{rec(2, P, 20, 0, 0), rec(3, P, 5, 2, 0), rec(4, P, 30, -3, 0)}, 1, false,
+			[]msg.Role{P, S, D}},
+		{"hysteresis: the striker keeps the role against a slightly better robot",
+			[]msg.RoleRecord{rec(2, S, 10, 0, 0), rec(3, D, 7, -3, 0), rec(4, P, 30, -1, 2)}, 1, false,
+			[]msg.Role{S, D, P}},
+		{"beyond the change cost the better robot takes over",
+			[]msg.RoleRecord{rec(2, S, 10, 0, 0), rec(3, D, 5, -3, 0), rec(4, P, 30, -1, 3)}, 1, false,
+			[]msg.Role{D, S, P}},
+		{"a fallen robot pays for getting up",
+			[]msg.RoleRecord{fallen(rec(2, S, 5, 0, 0)), rec(3, P, 5, 1, 0)}, 0, false,
+			[]msg.Role{D, S}},
+		{"penalised robots get no role; with two robots the supporter goes",
+			[]msg.RoleRecord{rec(2, S, 5, 0, 0), penalised(rec(3, D, 1, -3, 0)), rec(4, P, 30, -2, 0)}, 0, false,
+			[]msg.Role{S, N, D}},
+		{"one robot strikes",
+			[]msg.RoleRecord{rec(4, D, 30, -3, 0)}, 0, false,
+			[]msg.Role{S}},
+		{"the goalkeeper keeps goal even nearest to the ball",
+			[]msg.RoleRecord{rec(1, G, 1, -4, 0), rec(2, S, 10, 0, 0), rec(3, D, 20, -3, 0)}, 1, false,
+			[]msg.Role{G, S, D}},
+		{"a penalised goalkeeper is replaced (takeover)",
+			[]msg.RoleRecord{penalised(rec(1, G, 1, -4, 0)), rec(2, S, 10, 0, 0), rec(3, D, 20, -3, 0), rec(4, P, 20, -4, 1)}, 1, true,
+			[]msg.Role{N, S, D, G}},
+		{"a goalkeeper never heard is not replaced",
+			[]msg.RoleRecord{rec(2, S, 10, 0, 0), rec(3, D, 20, -3, 0), rec(4, P, 20, -4, 1)}, 1, false,
+			[]msg.Role{S, D, P}},
+		{"nobody knows the ball: the striker stays",
+			[]msg.RoleRecord{unknown(rec(2, P, 99, 0, 0)), unknown(rec(3, S, 99, 3, 0)), unknown(rec(4, D, 99, -3, 0))}, 0, false,
+			[]msg.Role{P, S, D}},
+		{"ties go to the lower player number",
+			[]msg.RoleRecord{rec(5, P, 10, 0, 0), rec(6, P, 10, 0, 0)}, 0, false,
+			[]msg.Role{S, D}},
+		{"more robots than roles: the rest support",
+			[]msg.RoleRecord{rec(2, S, 1, 0, 0), rec(3, D, 9, -3, 0), rec(4, P, 9, 0, 2), rec(5, P, 9, 0, -2), rec(6, P, 9, 1, 2)}, 0, false,
+			[]msg.Role{S, D, P, P, P}},
+	}
+	a := NewAllocator(cfg)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var as Assignment
+			a.Allocate(tc.recs, tc.keeper, tc.lost, &as)
+			for i, w := range tc.want {
+				if as.Roles[i] != w {
+					t.Errorf("player %d: %v, want %v (all %v)", tc.recs[i].Player, as.Roles[i], w, as.Roles[:as.N])
+				}
+			}
+		})
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	bad := []func(*Config){
+		func(c *Config) { c.Priority = []string{"striker", "keeper"} },
+		func(c *Config) { c.Priority = []string{"striker", "striker"} },
+		func(c *Config) { c.Priority = nil },
+		func(c *Config) { c.Speed = 0 },
+		func(c *Config) { c.SilentEpochs = 0 },
+		func(c *Config) { c.Period = config.Duration(time.Millisecond) },
+		func(c *Config) { c.Goalkeeper = 21 },
+	}
+	for i, f := range bad {
+		c := DefaultConfig()
+		f(&c)
+		if c.Validate() == nil {
+			t.Errorf("bad config %d validated", i)
+		}
+	}
+	c := DefaultConfig()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStore(t *testing.T) {
+	var s Store
+	r := rec(3, msg.RoleStriker, 1, 0, 0)
+	r.Epoch = 10
+	s.Add(&r)
+	s.Add(&r) // idempotent
+	if got, ok := s.Get(3, 10); !ok || got != r {
+		t.Fatalf("Get: %+v %v", got, ok)
+	}
+	old := r
+	old.Epoch = 2 // same slot (10 % 8), older: ignored
+	s.Add(&old)
+	if _, ok := s.Get(3, 10); !ok {
+		t.Fatal("an older record replaced a newer one")
+	}
+	if _, ok := s.Latest(3, 12, 1); ok {
+		t.Error("Latest found epoch 10 within [11, 12]")
+	}
+	if got, ok := s.Latest(3, 12, 2); !ok || got.Epoch != 10 {
+		t.Error("Latest did not find epoch 10 within [10, 12]")
+	}
+	if !s.PlayedBefore(3, 11) || s.PlayedBefore(3, 10) || s.PlayedBefore(4, 99) {
+		t.Error("PlayedBefore")
+	}
+	snap := s.Snapshot(make([]msg.RoleRecord, 0, 4), 11, 2)
+	if len(snap) != 1 || snap[0].Player != 3 {
+		t.Errorf("snapshot %+v", snap)
+	}
+	bad := msg.RoleRecord{Player: 0}
+	s.Add(&bad)
+	bad.Player = 200
+	s.Add(&bad)
+	tests := []struct {
+		low  uint16
+		ref  uint32
+		want uint32
+	}{
+		{5, 7, 5}, {9, 7, 9}, {0xfffe, 0x10001, 0xfffe}, {1, 0xffff, 0x10001}, {0x8000, 3, 0x8000},
+	}
+	for _, tc := range tests {
+		if got := ExpandEpoch(tc.low, tc.ref); got != tc.want {
+			t.Errorf("ExpandEpoch(%#x, %#x) = %#x, want %#x", tc.low, tc.ref, got, tc.want)
+		}
+	}
+}
+
+// team simulates the protocol for n robots exchanging team messages over
+// a channel that loses, delays and reorders them.
+type team struct {
+	protos  []*Protocol
+	players []uint8
+	roles   []msg.Role
+	rng     *rand.Rand
+	loss    float64
+	queue   []delivery
+	silent  map[uint8]bool
+}
+
+type delivery struct {
+	at time.Duration
+	to int
+	m  msg.TeamMessage
+}
+
+func newTeam(cfg Config, players []uint8, loss float64, seed uint64) *team {
+	tm := &team{players: players, rng: rand.New(rand.NewPCG(seed, 1)), loss: loss, silent: map[uint8]bool{}}
+	for _, p := range players {
+		tm.protos = append(tm.protos, NewProtocol(cfg, p))
+	}
+	tm.roles = make([]msg.Role, len(players))
+	return tm
+}
+
+// step advances the team to time now; cost gives each robot's striker
+// cost and position.
+func (tm *team) step(now time.Duration, cost func(p uint8) (float64, hal.Vec2)) (switches int) {
+	sort.Slice(tm.queue, func(i, j int) bool { return tm.queue[i].at < tm.queue[j].at })
+	k := 0
+	for ; k < len(tm.queue) && tm.queue[k].at <= now; k++ {
+		d := tm.queue[k]
+		tm.protos[d.to].Receive(&d.m, tm.protos[d.to].Epoch(now))
+	}
+	tm.queue = tm.queue[k:]
+	for i, pr := range tm.protos {
+		role, changed := pr.Update(now, 1)
+		tm.roles[i] = role
+		if changed && pr.Warm() {
+			switches++
+		}
+		e := pr.Epoch(now)
+		slot := pr.SendSlot(e)
+		if tm.silent[tm.players[i]] || now < slot || now >= slot+10*time.Millisecond {
+			continue
+		}
+		c, pos := cost(tm.players[i])
+		var m msg.TeamMessage
+		m.Player = tm.players[i]
+		pr.Fill(&m, msg.RoleRecord{Role: role, StrikerCost: c, BallKnown: true, Pos: pos}, e)
+		for j := range tm.protos {
+			if j == i || tm.rng.Float64() < tm.loss {
+				continue
+			}
+			lat := 20*time.Millisecond + time.Duration(tm.rng.Int64N(int64(40*time.Millisecond)))
+			tm.queue = append(tm.queue, delivery{at: now + lat, to: j, m: m})
+		}
+	}
+	return switches
+}
+
+// TestProtocolOneStrikerUnderLoss runs three robots for an hour of team
+// time under 10 % loss while the ball circles the field: every robot
+// always agrees there is exactly one striker (once warm), and the role
+// changes stay rare.
+func TestProtocolOneStrikerUnderLoss(t *testing.T) {
+	tests := []struct {
+		name string
+		loss float64
+	}{
+		{"no loss", 0},
+		{"10% loss", 0.1},
+		{"30% loss", 0.3},
+	}
+	cfg := DefaultConfig()
+	cfg.Period = config.Duration(3 * time.Second)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tm := newTeam(cfg, []uint8{2, 3, 4}, tc.loss, 42)
+			pos := map[uint8]hal.Vec2{2: {X: -2, Y: 1}, 3: {X: 2, Y: -1}, 4: {X: 0, Y: 2}}
+			bad, ticks, switches := 0, 0, 0
+			const dur = time.Hour
+			for now := time.Duration(0); now < dur; now += 10 * time.Millisecond {
+				a := now.Seconds() * 2 * math.Pi / 300 // once round in 5 minutes
+				ball := hal.Vec2{X: 3.5 * math.Cos(a), Y: 2.5 * math.Sin(a)}
+				switches += tm.step(now, func(p uint8) (float64, hal.Vec2) {
+					q := pos[p]
+					return math.Hypot(ball.X-q.X, ball.Y-q.Y) / 0.2, q
+				})
+				if now < 10*time.Second {
+					continue
+				}
+				ticks++
+				strikers := 0
+				for _, r := range tm.roles {
+					if r == msg.RoleStriker {
+						strikers++
+					}
+				}
+				if strikers != 1 {
+					bad++
+				}
+			}
+			perMin := float64(switches) / dur.Minutes()
+			t.Logf("%s: %d of %d ticks without exactly one striker; %d role changes (%.2f per minute per team)", tc.name, bad, ticks, switches, perMin)
+			limit := 0
+			if tc.loss > 0.2 {
+				limit = ticks / 100 // degrades, but gracefully
+			}
+			if bad > limit {
+				t.Errorf("%d ticks without exactly one striker (limit %d)", bad, limit)
+			}
+			if perMin > 2 {
+				t.Errorf("%.2f role changes per minute", perMin)
+			}
+		})
+	}
+}
+
+// TestProtocolSilentTeammate: a robot that stops sending is dropped after
+// SilentEpochs, and its role goes to a teammate in priority order.
+func TestProtocolSilentTeammate(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Period = config.Duration(2 * time.Second)
+	tm := newTeam(cfg, []uint8{2, 3, 4}, 0, 1)
+	cost := func(p uint8) (float64, hal.Vec2) {
+		return float64(p) * 10, hal.Vec2{X: float64(p) - 5} // 2 nearest to the ball and to our goal
+	}
+	now := time.Duration(0)
+	run := func(d time.Duration) {
+		for end := now + d; now < end; now += 10 * time.Millisecond {
+			tm.step(now, cost)
+		}
+	}
+	run(30 * time.Second)
+	if tm.roles[0] != msg.RoleStriker || tm.roles[1] != msg.RoleDefender || tm.roles[2] != msg.RoleSupporter {
+		t.Fatalf("roles %v, want striker, defender, supporter", tm.roles)
+	}
+	tm.silent[2] = true
+	run(time.Duration(cfg.SilentEpochs+3) * cfg.Period.D())
+	if tm.roles[1] != msg.RoleStriker || tm.roles[2] != msg.RoleDefender {
+		t.Fatalf("after player 2 fell silent: roles %v, want 3 striker, 4 defender (supporter released)", tm.roles[1:])
+	}
+	if a := tm.protos[1].Active(); a != 2 {
+		t.Errorf("player 3 counts %d robots", a)
+	}
+}
+
+func TestInitialRole(t *testing.T) {
+	tests := []struct {
+		player, keeper uint8
+		want           msg.Role
+	}{
+		{1, 1, msg.RoleGoalie}, {2, 1, msg.RoleStriker}, {3, 1, msg.RoleDefender}, {4, 1, msg.RoleSupporter}, {2, 2, msg.RoleGoalie},
+	}
+	for _, tc := range tests {
+		if got := InitialRole(tc.player, tc.keeper); got != tc.want {
+			t.Errorf("InitialRole(%d, %d) = %v", tc.player, tc.keeper, got)
+		}
+	}
+}
+
+func TestProtocolNoAllocs(t *testing.T) {
+	cfg := DefaultConfig()
+	p := NewProtocol(cfg, 2)
+	var m msg.TeamMessage
+	now := time.Duration(0)
+	p.Update(now, 1)
+	allocs := testing.AllocsPerRun(200, func() {
+		now += cfg.Period.D() / 3
+		e := p.Epoch(now)
+		p.Update(now, 1)
+		p.Fill(&m, msg.RoleRecord{StrikerCost: 3}, e)
+		m2 := m
+		m2.Player = 3
+		for i := range m2.NRecords {
+			m2.Records[i].Player = 3
+		}
+		p.Receive(&m2, e)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per update", allocs)
+	}
+}

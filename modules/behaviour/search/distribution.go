@@ -52,9 +52,9 @@ type ComponentConfig struct {
 // DefaultComponentConfig returns the defaults.
 func DefaultComponentConfig() ComponentConfig {
 	return ComponentConfig{
-		BallSeen: config.Duration(300 * time.Millisecond),
-		Entropy:  config.Duration(90 * time.Second),
-		RobotPos: config.Duration(3 * time.Second),
+		BallSeen:  config.Duration(300 * time.Millisecond),
+		Entropy:   config.Duration(90 * time.Second),
+		RobotPos:  config.Duration(3 * time.Second),
 		FlipReset: true, PenalisedReset: true,
 	}
 }

@@ -17,7 +17,8 @@ type GameSource uint8
 
 // Game state sources.
 const (
-	// GameSourceNone: nothing is known; robots play as in PLAYING.
+	// GameSourceNone: nothing is known (behaviour stands still unless
+	// configured to play).
 	GameSourceNone GameSource = iota
 	// GameSourceGameController: RoboCupGameControlData packets.
 	GameSourceGameController
@@ -113,8 +114,8 @@ type GameControl struct {
 	LastPacket time.Duration
 }
 
-// Playing reports whether the robot may play: PLAYING (or nothing known)
-// and not penalised.
+// Playing reports whether the game is in PLAYING and the robot is not
+// penalised.
 func (g *GameControl) Playing() bool {
-	return !g.Penalised && (g.Source == GameSourceNone || g.State == StatePlaying)
+	return !g.Penalised && g.Source != GameSourceNone && g.State == StatePlaying
 }

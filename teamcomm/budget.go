@@ -9,8 +9,11 @@ type Budget struct {
 	Reserve int
 	// MinInterval is never undercut, whatever the budget.
 	MinInterval time.Duration
-	last        time.Duration
-	sent        bool
+	// Slack lets a message go this fraction of the interval early, so that
+	// messages due every interval are not skipped for a tick's jitter.
+	Slack float64
+	last  time.Duration
+	sent  bool
 }
 
 // Allow reports whether a robot may send now: teamLeft is the team's
@@ -24,6 +27,7 @@ func (b *Budget) Allow(now time.Duration, teamLeft, players int, timeLeft time.D
 		return false
 	}
 	interval := max(b.MinInterval, timeLeft/time.Duration(mine))
+	interval -= time.Duration(float64(interval) * min(max(b.Slack, 0), 0.5))
 	if b.sent && now-b.last < interval {
 		return false
 	}

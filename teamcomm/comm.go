@@ -14,7 +14,18 @@ import (
 	"github.com/robotd/robotd/config"
 )
 
-// Config configures an endpoint.
+// Transport carries a team's datagrams between its robots: UDP (Comm), or
+// an in-process simulated network (Bus). Send and Receive are called from
+// one goroutine (the team-communication module's tick).
+type Transport interface {
+	// Send sends one datagram at tick time now.
+	Send(now time.Duration, d []byte) error
+	// Receive calls fn with every datagram that has arrived by tick time
+	// now, oldest first; d is valid during the call only.
+	Receive(now time.Duration, fn func(d []byte))
+}
+
+// Config configures a UDP endpoint.
 type Config struct {
 	// Team and Player identify this robot. The team's port is 10000 + Team
 	// unless Port is set.
@@ -27,6 +38,9 @@ type Config struct {
 	// broadcasting, and listens on an ephemeral port: how several robots on
 	// one machine talk.
 	Hub string `json:"hub"`
+	// Queue bounds the datagrams received and not yet taken by the tick
+	// (the oldest are dropped).
+	Queue int `json:"queue"`
 	// ReassemblySlots and FragmentTimeout bound reassembly.
 	ReassemblySlots int             `json:"reassembly_slots"`
 	FragmentTimeout config.Duration `json:"fragment_timeout"`
@@ -34,32 +48,30 @@ type Config struct {
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{Broadcast: "255.255.255.255", ReassemblySlots: 8, FragmentTimeout: config.Duration(2 * time.Second)}
+	return Config{Broadcast: "255.255.255.255", Queue: 64, ReassemblySlots: 8, FragmentTimeout: config.Duration(2 * time.Second)}
 }
 
 // TeamPort returns the SPL team-message port of a team.
 func TeamPort(team int) int { return 10000 + team }
 
-// Stats counts an endpoint's traffic.
-type Stats struct {
-	Sent, Received, Malformed, Dropped, Duplicates, Unhandled uint64
-}
-
-// Comm is a team-communication endpoint.
+// Comm is a UDP team-communication endpoint: Run receives datagrams into a
+// bounded queue, which the tick drains with Receive.
 type Comm struct {
 	cfg  Config
 	conn *net.UDPConn
 	dest *net.UDPAddr
 	log  *slog.Logger
 
-	mu       sync.Mutex // guards sending
-	seq      uint16
-	sendBuf  []byte
-	handlers [128]func(h Header, payload []byte)
+	smu sync.Mutex // guards sending
 
-	sent, received, malformed, unhandled atomic.Uint64
-	reasm                                *Reassembler // receive goroutine only
-	reasmDropped, reasmDup               atomic.Uint64
+	rmu   sync.Mutex // guards the queue
+	queue [][MaxDatagram]byte
+	lens  []int
+	head  int
+	n     int
+	take  [MaxDatagram]byte
+
+	sent, received, overflow, oversize atomic.Uint64
 }
 
 // Listen opens an endpoint.
@@ -97,10 +109,12 @@ func Listen(cfg Config, log *slog.Logger) (*Comm, error) {
 			return nil, err
 		}
 	}
-	c := &Comm{cfg: cfg, conn: conn, dest: dest, log: log,
-		reasm: NewReassembler(cfg.ReassemblySlots, cfg.FragmentTimeout.D())}
+	q := max(cfg.Queue, 1)
+	c := &Comm{cfg: cfg, conn: conn, dest: dest, log: log, queue: make([][MaxDatagram]byte, q), lens: make([]int, q)}
 	if cfg.Hub != "" {
-		if err := c.Send(TypeHello, nil); err != nil {
+		var hello [headerSize]byte
+		hello[0], hello[1] = TypeHello, uint8(cfg.Player)
+		if err := c.Send(0, hello[:]); err != nil {
 			conn.Close()
 			return nil, err
 		}
@@ -111,87 +125,77 @@ func Listen(cfg Config, log *slog.Logger) (*Comm, error) {
 // LocalAddr returns the endpoint's address.
 func (c *Comm) LocalAddr() net.Addr { return c.conn.LocalAddr() }
 
-// Handle registers h for messages of type typ, decoded by decode. Register
-// before Run. h runs on Run's goroutine.
-func Handle[M any](c *Comm, typ uint8, decode func([]byte, *M) error, h func(from uint8, m *M)) {
-	var m M
-	c.handlers[typ&^fragFlag] = func(hd Header, payload []byte) {
-		if err := decode(payload, &m); err != nil {
-			c.malformed.Add(1)
-			c.log.Debug("team message does not decode", "type", hd.Type, "from", hd.Player, "err", err)
+// Send implements Transport.
+func (c *Comm) Send(_ time.Duration, d []byte) error {
+	c.smu.Lock()
+	defer c.smu.Unlock()
+	if _, err := c.conn.WriteToUDP(d, c.dest); err != nil {
+		return fmt.Errorf("teamcomm: sending to %v: %w", c.dest, err)
+	}
+	c.sent.Add(1)
+	return nil
+}
+
+// Receive implements Transport.
+func (c *Comm) Receive(_ time.Duration, fn func(d []byte)) {
+	for {
+		c.rmu.Lock()
+		if c.n == 0 {
+			c.rmu.Unlock()
 			return
 		}
-		h(hd.Player, &m)
+		n := c.lens[c.head]
+		copy(c.take[:], c.queue[c.head][:n])
+		c.head = (c.head + 1) % len(c.queue)
+		c.n--
+		c.rmu.Unlock()
+		fn(c.take[:n])
 	}
 }
 
-// Send sends a message of type typ, fragmenting it if needed.
-func (c *Comm) Send(typ uint8, payload []byte) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.seq++
-	var err error
-	c.sendBuf, err = AppendDatagrams(c.sendBuf, typ, uint8(c.cfg.Player), c.seq, payload, func(d []byte) error {
-		if _, err := c.conn.WriteToUDP(d, c.dest); err != nil {
-			return fmt.Errorf("teamcomm: sending to %v: %w", c.dest, err)
-		}
-		c.sent.Add(1)
-		return nil
-	})
-	return err
-}
-
-// Run receives and dispatches messages until ctx is done. now gives the
-// time used for fragment timeouts.
-func (c *Comm) Run(ctx context.Context, now func() time.Duration) error {
+// Run receives datagrams until ctx is done or the endpoint is closed.
+func (c *Comm) Run(ctx context.Context) error {
 	stop := context.AfterFunc(ctx, func() { c.conn.SetReadDeadline(time.Unix(1, 0)) })
 	defer stop()
 	buf := make([]byte, 2048)
 	for {
 		n, _, err := c.conn.ReadFromUDP(buf)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if errors.Is(err, net.ErrClosed) {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return nil
 			}
 			return fmt.Errorf("teamcomm: receiving: %w", err)
 		}
-		c.dispatch(buf[:n], now())
+		if n > MaxDatagram {
+			c.oversize.Add(1)
+			continue
+		}
+		c.received.Add(1)
+		c.rmu.Lock()
+		if c.n == len(c.queue) {
+			c.head = (c.head + 1) % len(c.queue)
+			c.n--
+			c.overflow.Add(1)
+		}
+		i := (c.head + c.n) % len(c.queue)
+		copy(c.queue[i][:], buf[:n])
+		c.lens[i] = n
+		c.n++
+		c.rmu.Unlock()
 	}
 }
 
-func (c *Comm) dispatch(d []byte, now time.Duration) {
-	h, payload, err := ParseHeader(d)
-	if err != nil {
-		c.malformed.Add(1)
-		return
-	}
-	if int(h.Player) == c.cfg.Player || h.Type == TypeHello {
-		return // our own broadcast, or a hub hello
-	}
-	c.received.Add(1)
-	if h.Frags > 0 {
-		var ok bool
-		payload, ok = c.reasm.Add(h, payload, now)
-		c.reasmDropped.Store(c.reasm.Dropped)
-		c.reasmDup.Store(c.reasm.Duplicates)
-		if !ok {
-			return
-		}
-	}
-	if f := c.handlers[h.Type]; f != nil {
-		f(h, payload)
-	} else {
-		c.unhandled.Add(1)
-	}
+// CommStats counts a UDP endpoint's traffic.
+type CommStats struct {
+	// Sent and Received count datagrams; Overflow those dropped because
+	// the tick did not take them in time; Oversize those beyond the SPL
+	// limit.
+	Sent, Received, Overflow, Oversize uint64
 }
 
 // Stats returns the endpoint's counters.
-func (c *Comm) Stats() Stats {
-	return Stats{Sent: c.sent.Load(), Received: c.received.Load(), Malformed: c.malformed.Load(),
-		Dropped: c.reasmDropped.Load(), Duplicates: c.reasmDup.Load(), Unhandled: c.unhandled.Load()}
+func (c *Comm) Stats() CommStats {
+	return CommStats{Sent: c.sent.Load(), Received: c.received.Load(), Overflow: c.overflow.Load(), Oversize: c.oversize.Load()}
 }
 
 // Close closes the endpoint; Run returns.

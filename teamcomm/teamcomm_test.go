@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/internal/leaktest"
+	"github.com/robotd/robotd/msg"
 )
 
 func datagrams(t testing.TB, typ, player uint8, seq uint16, payload []byte) [][]byte {
@@ -129,63 +131,6 @@ func TestReassemblyUnderLossDuplicationReordering(t *testing.T) {
 	t.Logf("reassembled %d of 600 messages under 10%% loss; %d dropped, %d duplicate fragments", got, r.Dropped, r.Duplicates)
 }
 
-func TestStateRoundTrip(t *testing.T) {
-	s := State{Player: 3, Fallen: true, BallSeen: true, Role: 2, X: -3250, Y: 3000, Heading: -2.5, Confidence: 0.8,
-		BallX: 1200, BallY: -500, BallAge: 330, TargetX: -1000, TargetY: 2000, Utility: 40000}
-	b := AppendState(nil, &s)
-	if len(b) != StateSize || len(b)+headerSize > MaxDatagram {
-		t.Fatalf("state is %d bytes", len(b))
-	}
-	var got State
-	if err := DecodeState(b, &got); err != nil {
-		t.Fatal(err)
-	}
-	if got.Heading < -2.5001 || got.Heading > -2.4999 || got.Confidence < 0.799 || got.Confidence > 0.801 {
-		t.Fatalf("heading %v confidence %v", got.Heading, got.Confidence)
-	}
-	got.Heading, got.Confidence = s.Heading, s.Confidence
-	if got != s {
-		t.Fatalf("got %+v\nwant %+v", got, s)
-	}
-	if err := DecodeState(b[:10], &got); err == nil {
-		t.Fatal("short state decoded")
-	}
-}
-
-func FuzzDecoder(f *testing.F) {
-	s := State{Player: 2, X: 100}
-	for _, d := range datagrams(f, TypeState, 2, 1, AppendState(nil, &s)) {
-		f.Add(d)
-	}
-	for _, d := range datagrams(f, 9, 2, 1, make([]byte, 300)) {
-		f.Add(d)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r := NewReassembler(2, time.Second)
-		h, p, err := ParseHeader(b)
-		if err != nil {
-			return
-		}
-		if h.Frags > 0 {
-			// Feeding the same fragment twice must not panic or complete
-			// a message that needs more fragments.
-			if _, ok := r.Add(h, p, 0); ok {
-				t.Fatal("a single fragment completed a message")
-			}
-			r.Add(h, p, 0)
-			return
-		}
-		var st State
-		if DecodeState(p, &st) == nil {
-			again := AppendState(nil, &st)
-			var st2 State
-			if err := DecodeState(again, &st2); err != nil || st2 != st {
-				t.Fatalf("state not stable: %v %+v %+v", err, st, st2)
-			}
-		}
-	})
-}
-
 func TestBudget(t *testing.T) {
 	b := Budget{Reserve: 100, MinInterval: 100 * time.Millisecond}
 	// 1100 spendable messages over 600 s for 5 robots: one per 2.727 s each.
@@ -205,8 +150,8 @@ func TestBudget(t *testing.T) {
 }
 
 // TestHubThreeRobots runs a hub with 10% loss and jitter and three real
-// endpoints on loopback; each robot hears the others' states and never its
-// own, and nothing leaks.
+// UDP endpoints on loopback; each robot hears the others' states and never
+// its own, and nothing leaks.
 func TestHubThreeRobots(t *testing.T) {
 	defer leaktest.Check(t)()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -216,39 +161,34 @@ func TestHubThreeRobots(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { _ = hub.Run(ctx) })
-	type rx struct {
-		mu   sync.Mutex
-		from map[uint8]int
-	}
 	var comms []*Comm
-	var rxs []*rx
-	start := time.Now()
-	now := func() time.Duration { return time.Since(start) }
+	var eps []*Endpoint
+	from := make([]map[uint8]int, 3)
 	for p := 1; p <= 3; p++ {
 		cfg := DefaultConfig()
-		cfg.Team, cfg.Player, cfg.Hub = 5, p, hub.Addr()
+		cfg.Team, cfg.Player, cfg.Hub, cfg.Queue = 5, p, hub.Addr(), 1024
 		c, err := Listen(cfg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &rx{from: map[uint8]int{}}
-		Handle(c, TypeState, DecodeState, func(from uint8, s *State) {
-			if s.Player != from {
-				t.Errorf("state of player %d from %d", s.Player, from)
+		ep := NewEndpoint(c, uint8(p), 4, time.Second)
+		heard := map[uint8]int{}
+		from[p-1] = heard
+		Handle(ep, TypeState, DecodeState, func(f uint8, _ time.Duration, s *msg.TeamMessage) {
+			if s.Player != f {
+				t.Errorf("state of player %d from %d", s.Player, f)
 			}
-			r.mu.Lock()
-			r.from[from]++
-			r.mu.Unlock()
+			heard[f]++
 		})
-		comms, rxs = append(comms, c), append(rxs, r)
-		wg.Go(func() { _ = c.Run(ctx, now) })
+		comms, eps = append(comms, c), append(eps, ep)
+		wg.Go(func() { _ = c.Run(ctx) })
 	}
 	time.Sleep(50 * time.Millisecond) // let the hub learn every robot
 	const n = 200
 	for i := range n {
-		for p, c := range comms {
-			s := State{Player: uint8(p + 1), X: int16(i)}
-			if err := c.Send(TypeState, AppendState(nil, &s)); err != nil {
+		for p, ep := range eps {
+			s := msg.TeamMessage{Player: uint8(p + 1), Pose: hal.Pose2{X: hal.Metres(i) / 100}}
+			if _, err := ep.Send(0, TypeState, AppendState(nil, &s)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -257,20 +197,19 @@ func TestHubThreeRobots(t *testing.T) {
 		}
 	}
 	time.Sleep(100 * time.Millisecond)
-	for i, r := range rxs {
-		r.mu.Lock()
-		if r.from[uint8(i+1)] != 0 {
+	for i, ep := range eps {
+		ep.Poll(0)
+		if from[i][uint8(i+1)] != 0 {
 			t.Errorf("robot %d heard itself", i+1)
 		}
 		for p := 1; p <= 3; p++ {
 			if p == i+1 {
 				continue
 			}
-			if got := r.from[uint8(p)]; got < n*75/100 || got > n {
+			if got := from[i][uint8(p)]; got < n*75/100 || got > n {
 				t.Errorf("robot %d heard %d of %d states from %d under 10%% loss", i+1, got, n, p)
 			}
 		}
-		r.mu.Unlock()
 	}
 	if hub.Dropped() == 0 {
 		t.Error("hub dropped nothing at 10% loss")

@@ -58,10 +58,12 @@ func (p *Protocol) SendSlot(e uint32) time.Duration {
 }
 
 // Receive takes the records of a teammate's message, received in the
-// robot's epoch now.
+// robot's epoch now. Only the epochs' low 16 bits need to be right (they
+// are all that travels).
 func (p *Protocol) Receive(m *msg.TeamMessage, now uint32) {
 	for i := range min(int(m.NRecords), len(m.Records)) {
 		r := m.Records[i]
+		r.Epoch = ExpandEpoch(uint16(r.Epoch), now)
 		if r.Player == p.self {
 			continue // our own, relayed back
 		}

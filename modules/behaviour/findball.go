@@ -1,0 +1,229 @@
+package behaviour
+
+import (
+	"math"
+	"time"
+
+	"github.com/robotd/robotd/field"
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/modules/behaviour/bt"
+	"github.com/robotd/robotd/modules/behaviour/search"
+	"github.com/robotd/robotd/msg"
+)
+
+// finder is the FindBall skill (seed 003 §4.2.3 for 2017, §2.3.2 for
+// 2016) and the 2017 search's estimation, which runs every tick whether
+// the robot searches or not: the local distribution (composite), the team
+// distribution, and the distributed utility over the teammates' targets.
+type finder struct {
+	cfg      *SearchConfig
+	strategy uint16
+	grid     search.Grid
+	comp     *search.Composite
+	team     search.Dist
+	simple   search.SimpleUtility
+	util     search.DistributedUtility
+	mates    [msg.MaxTeammates]search.Mate
+	nmates   int
+
+	// The search cycle.
+	searchedLast bool // the robot searched in the previous tick
+	point        int  // 2016: the current point; 2017: the segment
+	target       hal.Vec2
+	phase        msg.SearchPhase
+	phaseStart   time.Duration
+	spun         float64
+	odoTick      time.Duration
+
+	lastBall      hal.Vec2
+	lastBallValid bool
+	resets        uint32
+	mirrored      bool
+}
+
+func newFinder(cfg *SearchConfig) *finder {
+	f := &finder{cfg: cfg, point: -1}
+	f.strategy = 2017
+	if cfg.Strategy == "2016" {
+		f.strategy = 2016
+	}
+	f.grid, _ = search.NewGrid(field.SPL(), cfg.ReliableDistance-cfg.Margin) // validated
+	f.comp = search.NewComposite(cfg.Components, f.grid)
+	f.simple = search.SimpleUtility{Travel: cfg.Travel}
+	f.util.Local = &f.simple
+	f.team.Uniform(f.grid.N())
+	return f
+}
+
+// update runs the estimation for one tick.
+func (f *finder) update(w *world) {
+	// Mislocalisation: a re-localisation, or the belief turning towards
+	// the mirrored pose (FlipFilterComponent).
+	mis := false
+	if w.pose.Resets != f.resets {
+		mis = f.resets != 0 || w.pose.Resets > 1
+		f.resets = w.pose.Resets
+	}
+	mirrored := w.pose.MirrorWeight > 0.5
+	if mirrored && !f.mirrored {
+		mis = true
+	}
+	f.mirrored = mirrored
+	in := search.Inputs{
+		Dt:        w.dt,
+		PoseValid: w.pose.Valid, Pose: w.pose.Pose,
+		Mislocalised: mis,
+		BallSeen:     w.ball.Seen && w.ball.FieldValid, Ball: w.ball.FieldPos,
+		Penalised: w.game.Penalised,
+	}
+	f.comp.Update(&in)
+	if w.ballKnown {
+		f.lastBall, f.lastBallValid = w.ballField, true
+	}
+	// The teammates' distributions and targets.
+	f.nmates = 0
+	for i := range w.mates.N {
+		m := &w.mates.Mates[i]
+		if m.Msg.Penalised {
+			continue
+		}
+		f.mates[f.nmates] = search.Mate{
+			Player: m.Msg.Player, Age: w.now - m.Received,
+			NSegments: int(m.Msg.NSegments), Dist: &m.Msg.Distribution,
+			Searching: m.Msg.Searching, TargetValid: m.Msg.TargetValid, Target: m.Msg.Target,
+		}
+		f.nmates++
+	}
+	search.Team(f.cfg.Team, f.comp.Dist(), f.mates[:f.nmates], &f.team)
+	f.util.Count(&f.grid, f.mates[:f.nmates], f.cfg.Team.MaxAge.D().Seconds())
+}
+
+// node builds the FindBall subtree: choose a location, walk there, scan,
+// spin, and again.
+func (f *finder) node() bt.Node[world] {
+	choose := bt.Do("choose", f.choose)
+	walk := bt.Do("walk there", f.walk)
+	walk.Start = func(w *world) { f.begin(w, msg.SearchWalk) }
+	scan := bt.Do("scan", f.scan)
+	scan.Start = func(w *world) { f.begin(w, msg.SearchScan) }
+	spin := bt.Do("spin", f.spin)
+	spin.Start = func(w *world) { f.begin(w, msg.SearchSpin); f.spun = 0 }
+	return bt.NewSequenceMem("find ball", choose, walk, scan, spin)
+}
+
+func (f *finder) begin(w *world, p msg.SearchPhase) { f.phase, f.phaseStart = p, w.now }
+
+// choose picks the next search location.
+func (f *finder) choose(w *world) bt.Status {
+	if f.strategy == 2016 {
+		if !f.searchedLast || f.point < 0 {
+			// A fresh search starts at the point nearest to where the ball
+			// was last (or to the robot, if it never was).
+			from := w.here()
+			if f.lastBallValid {
+				from = f.lastBall
+			}
+			f.point = search.Nearest2016(from)
+		} else {
+			f.point = search.Next2016(f.point)
+		}
+		f.target = search.Points2016[f.point]
+	} else {
+		f.point = search.Simple(&f.util, &f.team, &f.grid, w.pose.Pose)
+		f.target = f.grid.Centre(f.point)
+	}
+	f.markSearching(w)
+	return bt.Success
+}
+
+func (f *finder) markSearching(w *world) {
+	w.searching, w.target, w.targetValid, w.searchTarget = true, f.target, true, f.point
+}
+
+func (f *finder) walk(w *world) bt.Status {
+	f.markSearching(w)
+	if w.walkTo(f.target, 0, false, f.cfg.Arrive, msg.HeadRequest{Mode: msg.HeadScan}) {
+		return bt.Success
+	}
+	if w.now-f.phaseStart > f.cfg.WalkTimeout.D() {
+		return bt.Success // blocked or lost: search here
+	}
+	return bt.Running
+}
+
+func (f *finder) scan(w *world) bt.Status {
+	f.markSearching(w)
+	w.stand(msg.HeadRequest{Mode: msg.HeadScan})
+	if w.now-f.phaseStart >= f.cfg.ScanTime.D() {
+		return bt.Success
+	}
+	return bt.Running
+}
+
+func (f *finder) spin(w *world) bt.Status {
+	f.markSearching(w)
+	if f.strategy == 2016 || f.cfg.SpinSpeed <= 0 {
+		return bt.Success
+	}
+	if w.motion.Active == msg.MotionWalk {
+		f.spun += math.Abs(float64(w.motion.Odometry.Heading))
+	}
+	limit := time.Duration(3 * 2 * math.Pi / f.cfg.SpinSpeed * float64(time.Second))
+	if f.spun >= 2*math.Pi || w.now-f.phaseStart > limit {
+		w.stand(msg.HeadRequest{Mode: msg.HeadHold})
+		return bt.Success
+	}
+	w.req = msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Turn: hal.RadPerSec(f.cfg.SpinSpeed)},
+		Head: msg.HeadRequest{Mode: msg.HeadLookAt, Pitch: 0.3}}
+	return bt.Running
+}
+
+// after is called once per tick after the tree ran.
+func (f *finder) after(w *world) {
+	f.searchedLast = w.searching
+	if !w.searching {
+		f.phase = msg.SearchIdle
+	}
+}
+
+// publish fills the search entry.
+func (f *finder) publish(w *world, s *msg.SearchState) {
+	*s = msg.SearchState{Strategy: f.strategy, Active: w.searching, Point: -1, Phase: f.phase,
+		Cols: f.grid.Cols, Rows: f.grid.Rows, CellX: f.grid.CellX, CellY: f.grid.CellY, CellSize: f.grid.CellX,
+		Origin: f.grid.Origin}
+	local := f.comp.Dist()
+	for i := range f.grid.N() {
+		s.Probabilities[i] = float32(f.team.P[i])
+		s.Local[i] = float32(local.P[i])
+	}
+	if w.searching {
+		s.Point = f.point
+		s.Targets[0] = msg.SearchTarget{Player: 0, Pos: f.target}
+		s.NTargets = 1
+	}
+	for i := range w.mates.N {
+		m := &w.mates.Mates[i].Msg
+		if !m.Searching || !m.TargetValid || s.NTargets >= len(s.Targets) {
+			continue
+		}
+		s.Targets[s.NTargets] = msg.SearchTarget{Player: m.Player, Pos: m.Target}
+		s.NTargets++
+	}
+}
+
+// share writes the local distribution into a team message, relative to
+// its largest cell.
+func (f *finder) share(m *msg.TeamMessage) {
+	d := f.comp.Dist()
+	mx := d.Max()
+	m.NSegments = uint8(d.N)
+	for i := range m.Distribution {
+		m.Distribution[i] = 0
+	}
+	if mx <= 0 {
+		return
+	}
+	for i := range d.N {
+		m.Distribution[i] = float32(d.P[i] / mx)
+	}
+}

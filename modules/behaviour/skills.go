@@ -1,0 +1,220 @@
+package behaviour
+
+import (
+	"math"
+	"time"
+
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/modules/behaviour/bt"
+	"github.com/robotd/robotd/msg"
+)
+
+// Skills: reusable actions over the world. Each writes the motion request
+// (w.req) and answers whether it is done.
+
+// walkTo walks to the field point target (facing heading when useHeading),
+// around teammates, with the head as given. It reports arrival (within
+// tol, and within 0.2 rad of the heading), standing then.
+func (w *world) walkTo(target hal.Vec2, heading float64, useHeading bool, tol float64, head msg.HeadRequest) bool {
+	if !w.pose.Valid {
+		// Lost: stand and look around until the localisation has a pose.
+		w.stand(msg.HeadRequest{Mode: msg.HeadScan})
+		return false
+	}
+	rel := toRobot(w.pose.Pose, target)
+	d := norm(rel)
+	herr := 0.0
+	if useHeading {
+		herr = wrap(heading - float64(w.pose.Pose.Heading))
+	}
+	if d < tol && (!useHeading || math.Abs(herr) < 0.2) {
+		w.stand(head)
+		return true
+	}
+	if d >= tol {
+		rel = w.avoid(rel, d)
+	}
+	w.walkRel(rel, herr, useHeading, d < tol, head)
+	return false
+}
+
+// walkRel sets a walk towards the relative point rel: facing it from afar,
+// stepping sideways near it; turning by herr when useHeading (only turning
+// when there).
+func (w *world) walkRel(rel hal.Vec2, herr float64, useHeading, there bool, head msg.HeadRequest) {
+	c := &w.cfg.Walk
+	d := norm(rel)
+	var v msg.WalkRequest
+	switch {
+	case there:
+		v.Turn = hal.RadPerSec(clamp(c.TurnGain*herr, -c.TurnSpeed, c.TurnSpeed))
+	case d > c.FaceDistance:
+		a := math.Atan2(rel.Y, rel.X)
+		v.Turn = hal.RadPerSec(clamp(c.TurnGain*a, -c.TurnSpeed, c.TurnSpeed))
+		// Full speed when facing it, none beyond 60° off.
+		f := clamp((math.Cos(a)-0.5)/0.5, 0, 1)
+		v.Forward = hal.MetresPerSec(c.Speed * f * clamp(d/c.FaceDistance, 0, 1))
+	default:
+		v.Forward = hal.MetresPerSec(clamp(1.5*rel.X, -0.1, c.Speed))
+		v.Left = hal.MetresPerSec(clamp(1.5*rel.Y, -c.SideSpeed, c.SideSpeed))
+		switch {
+		case useHeading:
+			v.Turn = hal.RadPerSec(clamp(c.TurnGain*herr, -c.TurnSpeed, c.TurnSpeed))
+		case d > 0.15:
+			v.Turn = hal.RadPerSec(clamp(c.TurnGain*math.Atan2(rel.Y, rel.X), -c.TurnSpeed, c.TurnSpeed))
+		}
+	}
+	w.req = msg.MotionRequest{Kind: msg.MotionWalk, Walk: v, Head: head}
+}
+
+// avoid returns a waypoint that passes the nearest teammate in the way to
+// rel (at distance d) at AvoidRadius, or rel when nobody is in the way.
+func (w *world) avoid(rel hal.Vec2, d float64) hal.Vec2 {
+	r := w.cfg.Walk.AvoidRadius
+	if r <= 0 || d < 1e-6 {
+		return rel
+	}
+	u := scale(rel, 1/d)
+	best, bestAlong := -1, math.Inf(1)
+	var bestM hal.Vec2
+	var bestLat float64
+	for i := range w.mates.N {
+		mt := &w.mates.Mates[i]
+		if !mt.Msg.PoseValid || w.now-mt.Received > w.cfg.Team.MateAge.D() {
+			continue
+		}
+		m := toRobot(w.pose.Pose, pos(mt.Msg.Pose))
+		along := m.X*u.X + m.Y*u.Y
+		lat := u.X*m.Y - u.Y*m.X
+		if along <= 0 || along >= d || math.Abs(lat) >= r || along > 2 {
+			continue
+		}
+		if along < bestAlong {
+			best, bestAlong, bestM, bestLat = i, along, m, lat
+		}
+	}
+	if best < 0 {
+		return rel
+	}
+	// Pass on the side away from the teammate.
+	side := -1.0
+	if bestLat < 0 {
+		side = 1
+	}
+	perp := hal.Vec2{X: -u.Y, Y: u.X}
+	return add(bestM, scale(perp, side*(r+0.1)))
+}
+
+// opponentGoal is the kick target.
+func (w *world) opponentGoal() hal.Vec2 { return hal.Vec2{X: 4.5, Y: 0} }
+
+// kickDirection returns the field direction from the ball to the goal.
+func (w *world) kickDirection() float64 {
+	g := sub(w.opponentGoal(), w.ballField)
+	return math.Atan2(g.Y, g.X)
+}
+
+// kickable returns the foot to kick with when the ball is in reach and the
+// robot faces the kick's direction closely enough.
+func (w *world) kickable() (msg.Foot, bool) {
+	k := &w.cfg.Kick
+	if !k.Enabled || !w.ballOwn || w.ball.SinceSeen > time.Second || !w.pose.Valid {
+		return 0, false
+	}
+	b := w.ballRel
+	if b.X < k.Reach.X || b.X > k.Reach.Y {
+		return 0, false
+	}
+	if math.Abs(wrap(w.kickDirection()-float64(w.pose.Pose.Heading))) > float64(k.MaxAngle) {
+		return 0, false
+	}
+	switch {
+	case math.Abs(b.Y-k.FootOffset) <= k.MaxOffset:
+		return msg.LeftFoot, true
+	case math.Abs(b.Y+k.FootOffset) <= k.MaxOffset:
+		return msg.RightFoot, true
+	}
+	return 0, false
+}
+
+// approach walks to the ball and lines up behind it for a kick towards
+// the goal. It goes round the ball when on its wrong side and aligns from
+// the ball's relative position at the end.
+func (w *world) approach() bt.Status {
+	head := lookAt(w.ballRel, w.cfg.Walk.CameraHeight)
+	k := &w.cfg.Kick
+	if !w.pose.Valid {
+		// No pose: go for the ball as seen.
+		w.walkRel(w.ballRel, 0, false, false, head)
+		return bt.Running
+	}
+	dir := w.kickDirection()
+	u := hal.Vec2{X: math.Cos(dir), Y: math.Sin(dir)}
+	behind := sub(w.ballField, scale(u, k.Behind))
+	me := w.here()
+	toMe := sub(me, w.ballField)
+	dBall := norm(toMe)
+	front := toMe.X*u.X + toMe.Y*u.Y // > 0: between the ball and the goal
+	switch {
+	case front > -0.05 && dBall < 0.8:
+		// Wrong side: go round, on the side the robot is on.
+		perp := hal.Vec2{X: -u.Y, Y: u.X}
+		side := 1.0
+		if toMe.X*perp.X+toMe.Y*perp.Y < 0 {
+			side = -1
+		}
+		wp := add(w.ballField, add(scale(perp, side*0.45), scale(u, -0.15)))
+		w.walkTo(wp, dir, false, 0.1, head)
+	case norm(sub(me, behind)) > 0.35 || !w.ballOwn:
+		w.walkTo(behind, dir, norm(sub(me, behind)) < w.cfg.Walk.FaceDistance, 0.05, head)
+	default:
+		// Fine alignment on the ball as seen: the ball in front of the
+		// nearer foot, the robot facing the kick's direction.
+		foot := k.FootOffset
+		if w.ballRel.Y < 0 {
+			foot = -foot
+		}
+		want := hal.Vec2{X: (k.Reach.X + k.Reach.Y) / 2, Y: foot}
+		e := sub(w.ballRel, want)
+		herr := wrap(dir - float64(w.pose.Pose.Heading))
+		c := &w.cfg.Walk
+		w.req = msg.MotionRequest{Kind: msg.MotionWalk, Head: head, Walk: msg.WalkRequest{
+			Forward: hal.MetresPerSec(clamp(1.2*e.X, -0.08, 0.12)),
+			Left:    hal.MetresPerSec(clamp(1.5*e.Y, -c.SideSpeed, c.SideSpeed)),
+			Turn:    hal.RadPerSec(clamp(c.TurnGain*herr, -0.5, 0.5)),
+		}}
+	}
+	return bt.Running
+}
+
+// kick is the kick action: it asks motion for a kick until motion has run
+// one, or gives up after the configured timeout.
+type kick struct {
+	start time.Duration
+	began bool
+	foot  msg.Foot
+}
+
+func (k *kick) node() *bt.Action[world] {
+	a := bt.Do("kick", k.step)
+	a.Start = func(w *world) {
+		k.start, k.began = w.now, false
+		k.foot, _ = w.kickable()
+	}
+	return a
+}
+
+func (k *kick) step(w *world) bt.Status {
+	if w.motion.Active == msg.MotionKick {
+		k.began = true
+	} else if k.began {
+		return bt.Success
+	}
+	if w.now-k.start > w.cfg.Kick.Timeout.D() {
+		return bt.Failure
+	}
+	dir := wrap(w.kickDirection() - float64(w.pose.Pose.Heading))
+	w.req = msg.MotionRequest{Kind: msg.MotionKick, Kick: msg.KickRequest{Foot: k.foot, Direction: hal.Radians(dir)},
+		Head: lookAt(w.ballRel, w.cfg.Walk.CameraHeight)}
+	return bt.Running
+}

@@ -1,0 +1,154 @@
+package behaviour
+
+import (
+	"math"
+	"time"
+
+	"github.com/robotd/robotd/modules/behaviour/roles"
+	"github.com/robotd/robotd/msg"
+)
+
+// teamClock is the team's common clock. Robots whose clocks agree within
+// the tolerance (robots in one simulator, or synchronised by NTP) use
+// their own; otherwise the team follows the lowest-numbered robot heard:
+// its clock is estimated from its messages, as the largest difference
+// between its send time and the local arrival time in the last few
+// messages (the one with the least delay).
+type teamClock struct {
+	tol     time.Duration
+	self    uint8
+	ref     uint8
+	samples [8]time.Duration
+	n, next int
+	offset  time.Duration
+	synced  bool
+}
+
+// observe takes a message from player p sent at its team time sent and
+// received at local time recv.
+func (c *teamClock) observe(p uint8, sent, recv time.Duration) {
+	if p == 0 || p >= c.self && c.self != 0 {
+		return
+	}
+	if c.ref == 0 || p < c.ref {
+		c.ref, c.n, c.next = p, 0, 0
+	}
+	if p != c.ref {
+		return
+	}
+	c.samples[c.next] = sent - recv
+	c.next = (c.next + 1) % len(c.samples)
+	c.n = min(c.n+1, len(c.samples))
+	est := time.Duration(math.MinInt64)
+	for i := range c.n {
+		est = max(est, c.samples[i])
+	}
+	switch {
+	case !c.synced && (est > c.tol || est < -c.tol):
+		c.synced = true
+	case c.synced && est < c.tol/2 && est > -c.tol/2:
+		c.synced = false
+	}
+	if c.synced {
+		c.offset = est
+	} else {
+		c.offset = 0
+	}
+}
+
+// now returns the team time at local time t.
+func (c *teamClock) now(t time.Duration) time.Duration { return t + c.offset }
+
+// team is behaviour's side of team play: the allocation protocol, the
+// team clock, the team message, and the role-switch bookkeeping.
+type team struct {
+	cfg   *Config
+	self  uint8
+	proto *roles.Protocol
+	clock teamClock
+
+	lastCount [msg.MaxPlayerNumber + 1]uint32
+	sent      bool
+	sentEpoch uint32
+	out       msg.TeamOut
+
+	role     msg.Role
+	started  bool
+	since    time.Duration
+	switches uint32
+	recent   [32]time.Duration // switch times, a ring
+	nrecent  int
+}
+
+func newTeam(cfg *Config) *team {
+	self := uint8(cfg.Player)
+	return &team{cfg: cfg, self: self, proto: roles.NewProtocol(cfg.Roles, self),
+		clock: teamClock{tol: cfg.Team.ClockTolerance.D(), self: self}}
+}
+
+// receive takes the teammates' new messages.
+func (t *team) receive(w *world) {
+	e := t.proto.Epoch(t.clock.now(w.now))
+	for i := range w.mates.N {
+		m := &w.mates.Mates[i]
+		p := m.Msg.Player
+		if p == 0 || int(p) > msg.MaxPlayerNumber || p == t.self || t.lastCount[p] == m.Count {
+			continue
+		}
+		t.lastCount[p] = m.Count
+		t.clock.observe(p, m.Msg.TeamTime, m.Received)
+		t.proto.Receive(&m.Msg, e)
+	}
+}
+
+// update advances the allocation and returns the role.
+func (t *team) update(w *world) msg.Role {
+	role, changed := t.proto.Update(t.clock.now(w.now), w.goalie)
+	if changed || !t.started {
+		t.started = true
+		if changed && t.proto.Warm() {
+			t.switches++
+			t.recent[t.nrecent%len(t.recent)] = w.now
+			t.nrecent++
+		}
+		t.since = w.now
+	}
+	t.role = role
+	return role
+}
+
+// state returns the role entry.
+func (t *team) state(now time.Duration) msg.RoleState {
+	n := 0
+	for i := range min(t.nrecent, len(t.recent)) {
+		if now-t.recent[i] < time.Minute {
+			n++
+		}
+	}
+	return msg.RoleState{Role: t.role, Since: t.since, Switches: t.switches, SwitchesPerMinute: float64(n),
+		Epoch: t.proto.Decided(), Active: uint8(t.proto.Active()), Cost: t.proto.Cost()}
+}
+
+// send fills the team message at this robot's slot of every epoch; it
+// reports whether it did (team communication sends each new Seq once).
+func (t *team) send(w *world, f *finder) bool {
+	now := t.clock.now(w.now)
+	e := t.proto.Epoch(now)
+	if t.sent && t.sentEpoch == e || now < t.proto.SendSlot(e) {
+		return false
+	}
+	t.sent, t.sentEpoch = true, e
+	m := &t.out.Msg
+	*m = msg.TeamMessage{Player: t.self, TeamTime: now, Fallen: w.fallen(), Penalised: w.game.Penalised, Role: t.role,
+		PoseValid: w.pose.Valid, Pose: w.pose.Pose, PoseConfidence: w.pose.Confidence,
+		Searching: w.searching, TargetValid: w.targetValid, Target: w.target}
+	if w.ball.Valid && !w.ball.Lost && w.ball.FieldValid {
+		m.BallValid, m.Ball, m.BallAge = true, w.ball.FieldPos, w.ball.SinceSeen
+	}
+	f.share(m)
+	rec := msg.RoleRecord{Penalised: w.game.Penalised, Fallen: w.fallen(), BallKnown: w.ballKnown,
+		Role: t.role, StrikerCost: w.timeToBall(), Pos: w.here()}
+	t.proto.Fill(m, rec, e)
+	t.out.Seq++
+	return true
+}

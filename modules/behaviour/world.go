@@ -1,0 +1,152 @@
+package behaviour
+
+import (
+	"math"
+	"time"
+
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/msg"
+)
+
+// world is one tick's view for the behaviour tree: the inputs, what was
+// derived from them, and the outputs the nodes write.
+type world struct {
+	cfg *Config
+	now time.Duration
+	dt  time.Duration
+
+	connected bool
+	body      msg.BodyState
+	motion    msg.MotionState
+	pose      msg.RobotPose
+	ball      msg.Ball
+	teamBall  msg.TeamBall
+	game      msg.GameControl
+	mates     msg.Teammates
+	role      msg.Role
+	goalie    uint8 // our goalkeeper's player number
+
+	// The ball as behaviour knows it: its field position and its position
+	// relative to the robot (when the pose is valid or the robot sees it).
+	ballKnown bool
+	ballOwn   bool // from this robot's own ball model
+	ballField hal.Vec2
+	ballRel   hal.Vec2
+
+	// Outputs.
+	req          msg.MotionRequest
+	searching    bool
+	target       hal.Vec2
+	targetValid  bool
+	searchTarget int
+}
+
+// fallen reports whether the robot lies.
+func (w *world) fallen() bool { return w.body.Fall != msg.Upright }
+
+// here is the robot's field position.
+func (w *world) here() hal.Vec2 { return pos(w.pose.Pose) }
+
+// stand asks for the stand with the head as given.
+func (w *world) stand(head msg.HeadRequest) {
+	w.req = msg.MotionRequest{Kind: msg.MotionStand, Head: head}
+}
+
+// lookAtBall returns a head request that looks at the ball if it is known,
+// else scans.
+func (w *world) lookAtBall() msg.HeadRequest {
+	if !w.ballKnown {
+		return msg.HeadRequest{Mode: msg.HeadScan}
+	}
+	return lookAt(w.ballRel, w.cfg.Walk.CameraHeight)
+}
+
+// lookAt returns a head request that looks at the ground point rel.
+func lookAt(rel hal.Vec2, camHeight float64) msg.HeadRequest {
+	d := max(norm(rel), 0.05)
+	return msg.HeadRequest{Mode: msg.HeadLookAt,
+		Yaw:   hal.Radians(math.Atan2(rel.Y, rel.X)),
+		Pitch: hal.Radians(math.Atan2(camHeight, d)),
+	}
+}
+
+// resolveGame returns the game state: the game-control entry if there is
+// one, else the backend's (the simulator's play modes), else nothing
+// (play).
+func resolveGame(gc *msg.GameControl, gcOK bool, hs *hal.GameState, hsOK bool) msg.GameControl {
+	if gcOK {
+		return *gc
+	}
+	if !hsOK {
+		return msg.GameControl{}
+	}
+	g := msg.GameControl{Source: msg.GameSourceSimulator, Penalised: hs.Penalised, OurKickOff: hs.OurKickOff}
+	switch hs.Phase {
+	case hal.PhaseInitial:
+		g.State = msg.StateInitial
+	case hal.PhaseReady:
+		g.State = msg.StateReady
+	case hal.PhaseSet:
+		g.State = msg.StateSet
+	case hal.PhaseFinished:
+		g.State = msg.StateFinished
+	default:
+		g.State = msg.StatePlaying
+	}
+	return g
+}
+
+// updateBall derives what behaviour knows of the ball: its own ball model
+// first, then perception's team ball, then the freshest teammate's report.
+func (w *world) updateBall() {
+	w.ballKnown, w.ballOwn = false, false
+	b := &w.ball
+	switch {
+	case b.Valid && !b.Lost:
+		w.ballKnown, w.ballOwn = true, true
+		w.ballRel = b.Pos
+		if b.FieldValid {
+			w.ballField = b.FieldPos
+		} else if w.pose.Valid {
+			w.ballField = toField(w.pose.Pose, b.Pos)
+		}
+		return
+	case w.teamBall.Valid && w.teamBall.RelativeValid:
+		w.ballKnown = true
+		w.ballField, w.ballRel = w.teamBall.Pos, w.teamBall.Relative
+		return
+	}
+	if !w.pose.Valid {
+		return
+	}
+	best := time.Duration(math.MaxInt64)
+	for i := range w.mates.N {
+		m := &w.mates.Mates[i]
+		if !m.Msg.BallValid || m.Msg.Penalised {
+			continue
+		}
+		age := m.Msg.BallAge + w.now - m.Received
+		if age < 0 || age > w.cfg.Team.BallAge.D() || age >= best {
+			continue
+		}
+		best = age
+		w.ballKnown = true
+		w.ballField = m.Msg.Ball
+		w.ballRel = toRobot(w.pose.Pose, m.Msg.Ball)
+	}
+}
+
+// timeToBall estimates how long the robot takes to reach the ball: its
+// striker cost.
+func (w *world) timeToBall() float64 {
+	if !w.ballKnown {
+		return w.cfg.Roles.UnknownBallCost
+	}
+	d := norm(w.ballRel)
+	turn := math.Abs(math.Atan2(w.ballRel.Y, w.ballRel.X))
+	t := d/w.cfg.Walk.Speed + turn/w.cfg.Walk.TurnSpeed
+	if !w.ballOwn {
+		t += 2 // a teammate's report: less certain
+	}
+	return t
+}

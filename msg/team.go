@@ -1,6 +1,7 @@
 package msg
 
 import (
+	"math"
 	"time"
 
 	"github.com/robotd/robotd/blackboard"
@@ -39,6 +40,23 @@ type RoleRecord struct {
 	StrikerCost float64
 	// Pos is the robot's field position.
 	Pos hal.Vec2
+}
+
+// Quantize rounds the record to what a team message carries (striker cost
+// to 0.1 s within 0..6553.5 s, position to 1 cm within ±327 m), so that
+// the robot that made it computes with the same numbers as the teammates
+// that receive it.
+func (r *RoleRecord) Quantize() {
+	// k/scale, exactly as a receiver computes it from the integer k.
+	q := func(v, scale, lo, hi float64) float64 {
+		if v != v {
+			return 0
+		}
+		return math.Round(min(max(v*scale, lo), hi)) / scale
+	}
+	r.StrikerCost = q(r.StrikerCost, 10, 0, math.MaxUint16)
+	r.Pos.X = q(r.Pos.X, 100, math.MinInt16, math.MaxInt16)
+	r.Pos.Y = q(r.Pos.Y, 100, math.MinInt16, math.MaxInt16)
 }
 
 // TeamMessage is a robot's state as shared with its team in every team

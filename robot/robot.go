@@ -15,12 +15,16 @@ import (
 
 // Config configures the runner and the modules. In robotd's configuration
 // file its sections sit at the top level (runner, perception, behaviour,
-// motion).
+// motion, teamcomm, gamecontroller).
 type Config struct {
 	Runner     runner.Config     `json:"runner"`
 	Perception perception.Config `json:"perception"`
 	Behaviour  behaviour.Config  `json:"behaviour"`
 	Motion     motion.Config     `json:"motion"`
+	// TeamComm and GameController configure the network modules
+	// (StartNetwork, TeamModules).
+	TeamComm       TeamCommConfig       `json:"teamcomm"`
+	GameController GameControllerConfig `json:"gamecontroller"`
 }
 
 // DefaultConfig returns every module's defaults.
@@ -30,6 +34,9 @@ func DefaultConfig() Config {
 		Perception: perception.DefaultConfig(),
 		Behaviour:  behaviour.DefaultConfig(),
 		Motion:     motion.DefaultConfig(),
+
+		TeamComm:       DefaultTeamCommConfig(),
+		GameController: DefaultGameControllerConfig(),
 	}
 }
 
@@ -38,11 +45,16 @@ func (c *Config) Validate() error {
 	if err := c.Perception.Validate(); err != nil {
 		return fmt.Errorf("perception: %w", err)
 	}
+	if err := c.Behaviour.Validate(); err != nil {
+		return err
+	}
 	return nil
 }
 
-// Modules builds the robot's modules from cfg. The runner orders them by
-// what they read and write; the slice order is only the tie-break.
+// Modules builds the robot's modules from cfg: the ones without I/O of
+// their own, which a replay reruns. The network's modules come from
+// StartNetwork (or TeamModules). The runner orders them by what they read
+// and write; the slice order is only the tie-break.
 func Modules(cfg *Config) []runner.Module {
 	return []runner.Module{
 		perception.New(cfg.Perception),

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/robotd/robotd/config"
 )
 
 // Transport carries a team's datagrams between its robots: UDP (Comm), or
@@ -41,14 +39,11 @@ type Config struct {
 	// Queue bounds the datagrams received and not yet taken by the tick
 	// (the oldest are dropped).
 	Queue int `json:"queue"`
-	// ReassemblySlots and FragmentTimeout bound reassembly.
-	ReassemblySlots int             `json:"reassembly_slots"`
-	FragmentTimeout config.Duration `json:"fragment_timeout"`
 }
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{Broadcast: "255.255.255.255", Queue: 64, ReassemblySlots: 8, FragmentTimeout: config.Duration(2 * time.Second)}
+	return Config{Broadcast: "255.255.255.255", Queue: 64}
 }
 
 // TeamPort returns the SPL team-message port of a team.

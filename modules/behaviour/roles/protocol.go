@@ -82,6 +82,7 @@ func (p *Protocol) Receive(m *msg.TeamMessage, now uint32) {
 // teammates' of e-1 (relayed).
 func (p *Protocol) Fill(m *msg.TeamMessage, own msg.RoleRecord, e uint32) {
 	own.Player, own.Epoch = p.self, e
+	own.Quantize() // as the teammates will see it
 	p.store.Add(&own)
 	m.NRecords = 0
 	add := func(r msg.RoleRecord) {
@@ -109,7 +110,8 @@ func (p *Protocol) Fill(m *msg.TeamMessage, own msg.RoleRecord, e uint32) {
 
 // Update advances the protocol to team time now and returns the robot's
 // role, and whether it changed at this update. At the first update of
-// every epoch k (once warm) it allocates from the records of epoch k-2.
+// every even epoch k (once warm) it allocates from the records of epoch
+// k-2.
 // goalkeeper is the goalkeeper's player number (0: none).
 func (p *Protocol) Update(now time.Duration, goalkeeper uint8) (msg.Role, bool) {
 	e := p.Epoch(now)
@@ -130,6 +132,14 @@ func (p *Protocol) Update(now time.Duration, goalkeeper uint8) (msg.Role, bool) 
 			p.role = msg.RoleSupporter
 			return p.role, true
 		}
+		return p.role, false
+	}
+	if e%2 != 0 {
+		// Decide every other epoch: the records of epoch e-2 were sent
+		// after the allocation of e-2 took effect, so they show it, and
+		// its hysteresis holds against data that already reflect it. (A
+		// decision every epoch would revisit the last one with records
+		// from before it, and could undo it.)
 		return p.role, false
 	}
 	p.warm = true

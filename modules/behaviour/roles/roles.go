@@ -15,14 +15,15 @@
 // records (msg.RoleRecord): each robot's inputs to the allocation, one per
 // allocation epoch, sent in its team message of that epoch, sent again in
 // its next message, and relayed by every teammate in theirs. At the start
-// of epoch k every robot allocates from the records of epoch k-2 (its own
-// included, as sent), which by then arrived directly or relayed unless
-// every copy was lost (about 0.2 % of the time at 10 % loss per link, with
-// three robots), and each robot's current role, for the hysteresis, is the
-// role its record says it played. The allocation is a function of the
-// records alone, so robots that hold the same records agree, and a
-// disagreement heals itself one epoch later. Epochs are aligned to the
-// team clock, so every robot switches at the same moment.
+// of every even epoch k every robot allocates from the records of epoch
+// k-2 (its own included, as sent), which by then arrived directly or
+// relayed unless every copy was lost (about 0.2 % of the time at 10 % loss
+// per link, with three robots), and each robot's current role, for the
+// hysteresis, is the role its record says it played. The allocation is a
+// function of the records alone, so robots that hold the same records
+// agree, and a disagreement heals itself at the next allocation. Epochs
+// are aligned to the team clock, so every robot switches at the same
+// moment.
 package roles
 
 import (
@@ -48,8 +49,11 @@ type Config struct {
 	// goalkeeper, having played, is penalised or silent.
 	GoalieTakeover bool `json:"goalie_takeover"`
 	// ChangeCost is added to a robot's cost for every role but the one it
-	// plays (seconds): the hysteresis.
-	ChangeCost float64 `json:"change_cost"`
+	// plays (seconds): the hysteresis. PositionChangeCost replaces it for
+	// the positional roles (defender, supporter), whose costs move with
+	// the ball and which gain little from swapping.
+	ChangeCost         float64 `json:"change_cost"`
+	PositionChangeCost float64 `json:"position_change_cost"`
 	// FallenCost is added to a fallen robot's costs (the time to get up).
 	FallenCost float64 `json:"fallen_cost"`
 	// UnknownBallCost is a robot's striker cost when it does not know
@@ -76,7 +80,7 @@ func DefaultConfig() Config {
 	return Config{
 		Priority:   []string{"goalie", "striker", "defender", "supporter"},
 		Goalkeeper: 1, GoalieTakeover: true,
-		ChangeCost: 4, FallenCost: 5, UnknownBallCost: 60, Speed: 0.2,
+		ChangeCost: 4, PositionChangeCost: 15, FallenCost: 5, UnknownBallCost: 60, Speed: 0.2,
 		DefenderPos: hal.Vec2{X: -3.2, Y: 0}, GoaliePos: hal.Vec2{X: -4.3, Y: 0},
 		SilentEpochs: 3,
 		Period:       config.Duration(5500 * time.Millisecond),
@@ -112,7 +116,7 @@ func (c *Config) Validate() error {
 	switch {
 	case c.Goalkeeper < 0 || c.Goalkeeper > msg.MaxPlayerNumber:
 		return fmt.Errorf("roles: goalkeeper %d outside 0..%d", c.Goalkeeper, msg.MaxPlayerNumber)
-	case c.ChangeCost < 0 || c.FallenCost < 0 || c.UnknownBallCost < 0:
+	case c.ChangeCost < 0 || c.PositionChangeCost < 0 || c.FallenCost < 0 || c.UnknownBallCost < 0:
 		return fmt.Errorf("roles: costs must not be negative")
 	case c.Speed <= 0:
 		return fmt.Errorf("roles: speed %v must be positive", c.Speed)
@@ -161,7 +165,11 @@ func (a *Allocator) Cost(rec *msg.RoleRecord, r msg.Role) float64 {
 		c += a.cfg.FallenCost
 	}
 	if rec.Role != r {
-		c += a.cfg.ChangeCost
+		if r == msg.RoleDefender || r == msg.RoleSupporter {
+			c += a.cfg.PositionChangeCost
+		} else {
+			c += a.cfg.ChangeCost
+		}
 	}
 	if math.IsNaN(c) {
 		c = math.Inf(1)

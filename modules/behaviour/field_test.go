@@ -1,0 +1,5 @@
+package behaviour_test
+
+import "github.com/robotd/robotd/field"
+
+func fieldSPL() field.Dimensions { return field.SPL() }

@@ -40,7 +40,8 @@
 //     Names or Items) and optionally its length (N, Len or Count), or one
 //     string with the nodes separated by "/" or ">";
 //   - "behaviour.search": the ball-search grid, a struct with Cols and Rows
-//     (cells along x and y), CellSize (metres), Probabilities (an array of
+//     (cells along x and y), CellSize or CellX (metres; CellY too for
+//     oblong cells, as msg.SearchState has), Probabilities (an array of
 //     at least Cols·Rows numbers, row-major: index row·Cols+col, row 0 at
 //     -y, column 0 at -x), optionally Origin (hal.Vec2: the grid's -x,-y
 //     corner; default: the grid centred on the field), and the search

@@ -105,12 +105,17 @@
     if (Array.isArray(probs) && probs.length && Array.isArray(probs[0])) probs = probs.flat();
     let grid = null;
     if (finite(cols, rows) && cols > 0 && rows > 0 && Array.isArray(probs) && probs.length >= cols * rows) {
-      let cell = num(get(v, 'CellSize', 'Cell', 'Resolution', 'Size'));
+      let cell = num(get(v, 'CellX', 'CellWidth'));
+      if (!(cell > 0)) cell = num(get(v, 'CellSize', 'Cell', 'Resolution', 'Size'));
       if (!(cell > 0)) cell = fld.length / cols;
+      // Cells may be oblong: CellY (or CellHeight) along y, else square.
+      let cellY = num(get(v, 'CellY', 'CellHeight'));
+      if (!(cellY > 0)) cellY = cell;
       let origin = vec(get(v, 'Origin', 'Min', 'Corner'));
-      if (!origin) origin = { x: -cols * cell / 2, y: -rows * cell / 2 };
+      if (!origin) origin = { x: -cols * cell / 2, y: -rows * cellY / 2 };
       const p = probs.slice(0, cols * rows).map(num);
       grid = { cols, rows, cell, origin, p };
+      if (cellY !== cell) grid.cellY = cellY;
     }
     const targets = [];
     let list = get(v, 'Targets', 'Target');
@@ -470,8 +475,9 @@
         const p = g.p[r * g.cols + c];
         const t = max > 0 && Number.isFinite(p) ? Math.max(0, Math.min(1, p / max)) : 0;
         ctx.fillStyle = `hsla(${Math.round(120 * (1 - t))}, 85%, 50%, ${0.25 + 0.4 * t})`;
-        const x = g.origin.x + c * g.cell, y = g.origin.y + (r + 1) * g.cell;
-        ctx.fillRect(px(x), py(y), g.cell * view.s - 1, g.cell * view.s - 1);
+        const cy = g.cellY || g.cell;
+        const x = g.origin.x + c * g.cell, y = g.origin.y + (r + 1) * cy;
+        ctx.fillRect(px(x), py(y), g.cell * view.s - 1, cy * view.s - 1);
       }
     }
   }

@@ -1,10 +1,18 @@
 // Package teamcomm is robotd's team communication (seed 001, TeamChaos):
-// connectionless UDP datagrams of at most 128 bytes (the SPL limit), typed
-// messages with handlers registered per type, transparent fragmentation and
-// reassembly of larger (debug) messages, and a message-budget manager for the
-// SPL's 1200 messages per game. Several robots on one machine talk through a
-// Hub (seed 000's comm hub), which can also drop and delay datagrams to
-// simulate a real network.
+// connectionless datagrams of at most 128 bytes (the SPL limit), typed
+// messages with handlers registered per type (Endpoint, Handle),
+// transparent fragmentation and reassembly of larger (debug) messages with
+// bounded buffers (Reassembler), the robot's state in a compact payload
+// (AppendState, DecodeState: at most 122 bytes), and a message-budget
+// manager for the SPL's 1200 messages per game (Budget).
+//
+// Datagrams travel over a Transport: UDP broadcast on the team's port
+// (Comm), through a Hub for several robotd processes on one machine (seed
+// 000's comm hub, with loss, latency, jitter and duplication in wall
+// time), or over a Bus, the same hub in process and in tick time, for
+// simulation runs that must not depend on goroutine scheduling. Module
+// brings it all into the tick: it keeps the teammates' latest states on
+// the blackboard and sends behaviour's team message within the budget.
 package teamcomm
 
 import (

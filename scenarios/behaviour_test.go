@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net"
 	"sync"
 	"testing"
 	"time"
@@ -15,6 +16,8 @@ import (
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/msg"
+	"github.com/robotd/robotd/proto/gamecontroller"
+	"github.com/robotd/robotd/proto/gamecontroller/gamecontrollertest"
 	"github.com/robotd/robotd/robot"
 	"github.com/robotd/robotd/runner"
 	"github.com/robotd/robotd/simrun"
@@ -363,4 +366,81 @@ func TestRoleAllocation(t *testing.T) {
 	if handovers == 0 {
 		t.Error("the striker never changed: the allocation was not exercised")
 	}
+}
+
+// TestGameStateInTheSim: without a GameController the simulator's play
+// mode drives the robot (BeforeKickOff: it stands; PlayOn: it searches);
+// GameController packets take over when they come, and a robot they
+// penalise stands still until the penalty ends.
+func TestGameStateInTheSim(t *testing.T) {
+	defer leaktest.Check(t)()
+	ctx := context.Background()
+	w, stop := startWorld(t)
+	defer stop()
+	bus, err := teamcomm.NewBus(teamcomm.DefaultBusConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &gamecontrollertest.Source{}
+	cfg := robot.DefaultConfig()
+	robot.Identify(&cfg, 17, 2)
+	cfg.GameController.Timeout = config.Duration(time.Hour)
+	r, err := w.AddRobot(simrun.RobotConfig{Team: "robotd", Player: 2, Beam: sim.Beam{X: -3, Y: 0, Deg: 0}, Robot: &cfg,
+		Modules: func(c *robot.Config) []runner.Module {
+			return append(robot.Modules(c), robot.TeamModules(c, bus.Endpoint(2), src, nil, nil)...)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := func(d time.Duration) float64 {
+		t.Helper()
+		a, _ := r.Truth()
+		if _, err := r.WaitFor(ctx, d, func() bool { return false }); err == nil {
+			t.Fatal("WaitFor returned early")
+		}
+		b, _ := r.Truth()
+		return math.Hypot(float64(b.Pose.X-a.Pose.X), float64(b.Pose.Y-a.Pose.Y))
+	}
+	settle := func() { r.WaitFor(ctx, 2*time.Second, func() bool { return false }) }
+
+	settle()
+	if d := moved(5 * time.Second); d > 0.05 {
+		t.Errorf("BeforeKickOff (SET): moved %.2f m", d)
+	}
+	if err := w.Trainer().PlayMode("PlayOn"); err != nil {
+		t.Fatal(err)
+	}
+	settle()
+	if d := moved(10 * time.Second); d < 0.5 {
+		t.Errorf("PlayOn without a GameController: moved only %.2f m in 10 s", d)
+	}
+	gc := &net.UDPAddr{IP: net.IPv4(10, 0, 0, 1), Port: gamecontroller.ControlPort}
+	p := gamecontroller.Data{Version: 18, State: gamecontroller.StatePlaying,
+		Teams: [2]gamecontroller.TeamInfo{{TeamNumber: 17}, {TeamNumber: 3}}}
+	p.Teams[0].Players[1].Penalty = gamecontroller.PenaltyPlayerPushing
+	src.Deliver(p, gc)
+	settle()
+	if d := moved(10 * time.Second); d > 0.05 {
+		t.Errorf("penalised by the GameController: moved %.2f m in 10 s", d)
+	}
+	if req, ok := behaviourRequest(r); !ok || req.Kind != msg.MotionStand || req.Head.Mode != msg.HeadHold {
+		t.Errorf("penalised: behaviour asks for %+v", req)
+	}
+	p.Teams[0].Players[1].Penalty = gamecontroller.PenaltyNone
+	src.Deliver(p, gc)
+	settle()
+	if d := moved(10 * time.Second); d < 0.5 {
+		t.Errorf("unpenalised: moved only %.2f m in 10 s", d)
+	}
+}
+
+// behaviourRequest reads the robot's latest motion request.
+func behaviourRequest(r *simrun.Robot) (msg.MotionRequest, bool) {
+	s := r.Board().Snapshot()
+	v, ok := s.Entries[msg.MotionRequestKey.Name()]
+	if !ok {
+		return msg.MotionRequest{}, false
+	}
+	req, ok := v.Value.(msg.MotionRequest)
+	return req, ok
 }

@@ -74,7 +74,10 @@ func (f *finder) update(w *world) {
 		PoseValid: w.pose.Valid, Pose: w.pose.Pose,
 		Mislocalised: mis,
 		BallSeen:     w.ball.Seen && w.ball.FieldValid, Ball: w.ball.FieldPos,
-		Penalised: w.game.Penalised,
+		// While it does not play (penalised, or before kick-off) the robot
+		// neither searches nor stays where it will search from: the
+		// distribution starts over when play starts (PenalisedComponent).
+		Penalised: !w.playing(),
 	}
 	f.comp.Update(&in)
 	if w.ballKnown {

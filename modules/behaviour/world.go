@@ -41,6 +41,18 @@ type world struct {
 	searchTarget int
 }
 
+// playing reports whether the robot plays: PLAYING (or no game state,
+// when so configured) and not penalised.
+func (w *world) playing() bool {
+	if w.game.Penalised {
+		return false
+	}
+	if w.game.Source == msg.GameSourceNone {
+		return w.cfg.PlayWithoutGameState
+	}
+	return w.game.State == msg.StatePlaying
+}
+
 // fallen reports whether the robot lies.
 func (w *world) fallen() bool { return w.body.Fall != msg.Upright }
 

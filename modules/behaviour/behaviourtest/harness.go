@@ -9,7 +9,6 @@ import (
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/msg"
-	"github.com/robotd/robotd/runner"
 )
 
 // Inputs are the values written before a tick; a nil pointer leaves the
@@ -38,10 +37,17 @@ type Outputs struct {
 	TeamOutFresh bool
 }
 
+// Module is what the harness runs (runner.Module's methods, without
+// importing the runner: modules may not).
+type Module interface {
+	Wire(b *blackboard.Board) error
+	Tick(t hal.Tick) error
+}
+
 // Harness is a module under test with its inputs and outputs.
 type Harness struct {
 	Board *blackboard.Board
-	m     runner.Module
+	m     Module
 	seq   uint64
 	now   time.Duration
 
@@ -64,7 +70,7 @@ type Harness struct {
 
 // New wires m (the behaviour module) to a board whose every input entry
 // the harness writes.
-func New(m runner.Module) (*Harness, error) {
+func New(m Module) (*Harness, error) {
 	h := &Harness{Board: blackboard.New(), m: m}
 	b := h.Board
 	var err error

@@ -61,15 +61,14 @@ type RoleState struct {
 	// Switches counts role changes since the robot started playing (the
 	// first allocation does not count).
 	Switches uint32
-	// SwitchesPerMinute is the number of switches in the last minute of
-	// play (or since play began, scaled to a minute, in its first minute).
+	// SwitchesPerMinute is the number of switches in the last minute.
 	SwitchesPerMinute float64
 	// Epoch is the allocation epoch the role was decided in; Active the
 	// number of robots the allocation counted (this one included).
 	Epoch  uint32
 	Active uint8
-	// Utility is this robot's cost for its role in the allocation that
-	// gave it (lower is better; seconds).
+	// Cost is this robot's cost for its role in the allocation that gave
+	// it (lower is better; seconds).
 	Cost float64
 }
 

@@ -1,0 +1,665 @@
+// Package nao is robotd's NAO v6 backend: a hal.Device over LoLA's Unix
+// socket (protocols.md §1). LoLA's sensor map, about every 12 ms, paces the
+// tick; every map is decoded into HAL values (joints in LoLA order, the IMU
+// in the NAO body frame with the accelerometer's gravity vector turned into
+// specific force, body angles, FSR, touch and buttons, sonar, battery,
+// temperatures and their status); each tick is answered with one full
+// actuator map (Position, Stiffness, the LEDs and Sonar, 786 bytes).
+//
+// Safety: stiffness is 0 in every map sent before the modules' first joint
+// command, after SafeState (for good: a shutdown never sends stiffness
+// again), while the chest button's gesture (three presses) holds the robot
+// limp, and in the map sent when LoLA stops answering. After every
+// (re)connection the stiffness ramps up from 0 over Config.StiffnessRamp.
+// When LoLA goes away, ticks go on at the nominal period with Connected
+// false and the backend dials again with backoff.
+package nao
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/tinylib/msgp/msgp"
+
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/proto/lola"
+)
+
+// ErrClosed is returned by Next after Close.
+var ErrClosed = errors.New("nao: backend closed")
+
+// errSilent marks a LoLA that stopped sending.
+var errSilent = errors.New("LoLA silent")
+
+// frame is one sensor map as read from the socket.
+type frame struct {
+	gen uint64
+	at  time.Duration // arrival, since the backend started
+	n   int
+	buf []byte
+}
+
+type eventKind uint8
+
+const (
+	evConnected eventKind = iota + 1 // conn is up
+	evLost                           // the connection ended with err
+)
+
+// event goes from the connection goroutine to the runner's.
+type event struct {
+	kind eventKind
+	gen  uint64
+	conn *net.UnixConn
+	err  error
+}
+
+// numFrames is the number of sensor-map buffers: one being read, one
+// waiting, one being decoded.
+const numFrames = 3
+
+// Backend is a NAO v6 through LoLA. It implements hal.Device, JointSensor,
+// JointActuator, IMUSensor, BodyAngleSensor, SonarSensor, FSRSensor,
+// ButtonSensor, LEDActuator, BatterySensor, StatsReporter and
+// prometheus.Collector.
+//
+// One goroutine, started by the first Next and ended by Close, dials and
+// reads sensor maps; everything else happens in the caller's goroutine.
+// All methods but Stats, Describe and Collect are for one goroutine (the
+// runner's).
+type Backend struct {
+	cfg Config
+	log *slog.Logger
+	c   counters
+
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{}
+	events  chan event
+	frames  chan *frame // the newest unread sensor map
+	free    chan *frame // idle buffers
+	rbuf    []byte      // the connection goroutine's read buffer
+	t0      time.Time
+	started bool
+	closed  bool
+
+	conn        *net.UnixConn // the runner's view; nil while down
+	gen         uint64
+	live        bool // a map arrived on conn
+	stalled     bool // live, but silent for ReadTimeout
+	everLive    bool
+	lastPkt     time.Time
+	connWall    time.Time     // when conn was made
+	connectedAt time.Duration // tick time the stiffness ramp starts from
+	replyDue    bool          // the last map awaits its answer
+	timer       *time.Timer
+
+	sensors lola.Sensors
+	st      state
+
+	cmd     hal.JointCommand
+	haveCmd bool
+	leds    hal.LEDs
+	act     lola.Actuators
+	wbuf    []byte
+
+	limp  bool // chest gesture
+	safe  bool // SafeState was called: never stiff again
+	chest chestGesture
+
+	seq      uint64
+	last     time.Duration // Time of the last tick
+	lastWall time.Time     // when the last tick was returned
+	logAt    time.Duration
+	quiet    int
+}
+
+// New returns a backend for cfg. It does not connect: the first Next
+// starts dialling, and Next ticks (disconnected) until LoLA answers.
+func New(cfg Config, log *slog.Logger) (*Backend, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("nao: invalid configuration: %w", err)
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &Backend{
+		cfg: cfg, log: log.With("backend", "nao", "socket", cfg.Socket),
+		ctx: ctx, cancel: cancel,
+		done:   make(chan struct{}),
+		events: make(chan event),
+		frames: make(chan *frame, 1),
+		free:   make(chan *frame, numFrames),
+		rbuf:   make([]byte, 2*cfg.MaxPacket),
+		timer:  time.NewTimer(time.Hour),
+		wbuf:   make([]byte, 0, lola.ActuatorPacketSize),
+		chest:  chestGesture{n: cfg.ChestPresses, window: cfg.ChestWindow.D()},
+	}
+	b.timer.Stop()
+	for range numFrames {
+		b.free <- &frame{buf: make([]byte, cfg.MaxPacket)}
+	}
+	return b, nil
+}
+
+// Socket returns LoLA's socket path.
+func (b *Backend) Socket() string { return b.cfg.Socket }
+
+// Stats implements hal.StatsReporter: Errors counts malformed maps, stalls,
+// lost connections, corrupt streams and failed writes; Reconnects counts
+// connections that delivered maps after an earlier one had. Safe for
+// concurrent use.
+func (b *Backend) Stats() hal.BackendStats {
+	c := &b.c
+	return hal.BackendStats{
+		Errors:     c.malformed.Load() + c.stalls.Load() + c.lost.Load() + c.writeErrs.Load() + c.corrupt.Load(),
+		Reconnects: c.reconnect.Load(),
+	}
+}
+
+// Limp reports whether stiffness is forced to 0 (chest gesture or
+// SafeState).
+func (b *Backend) Limp() bool { return b.limp || b.safe }
+
+func (b *Backend) start() {
+	if b.started {
+		return
+	}
+	b.started = true
+	b.t0 = time.Now()
+	b.lastWall = b.t0
+	go b.run()
+}
+
+// run is the connection goroutine: dial, read maps until the connection
+// ends, back off, repeat; until b.ctx is cancelled.
+func (b *Backend) run() {
+	defer close(b.done)
+	ctx := b.ctx
+	backoff := b.cfg.BackoffMin.D()
+	var gen uint64
+	failures := 0
+	for {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "unix", b.cfg.Socket)
+		if err == nil {
+			gen++
+			conn := c.(*net.UnixConn)
+			if !b.emit(ctx, event{kind: evConnected, gen: gen, conn: conn}) {
+				conn.Close()
+				return
+			}
+			n, err := b.read(ctx, conn, gen)
+			if ctx.Err() != nil {
+				return
+			}
+			if n > 0 {
+				backoff, failures = b.cfg.BackoffMin.D(), 0
+			}
+			if !b.emit(ctx, event{kind: evLost, gen: gen, err: err}) {
+				return
+			}
+		} else {
+			if ctx.Err() != nil {
+				return
+			}
+			if failures == 0 {
+				b.log.Info("cannot reach LoLA; retrying", "err", err)
+			}
+			failures++
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		backoff = min(2*backoff, b.cfg.BackoffMax.D())
+	}
+}
+
+// read reads sensor maps from conn until it fails, and returns how many it
+// delivered. LoLA has no framing beyond msgpack (§1.1): a map ends where
+// msgp.Skip says, so a robot's 896-byte maps and an emulator's longer
+// float64 ones both work.
+func (b *Backend) read(ctx context.Context, conn *net.UnixConn, gen uint64) (int, error) {
+	closed := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { conn.Close(); close(closed) })
+	defer func() {
+		if !stop() {
+			<-closed
+		}
+		conn.Close()
+	}()
+	n, have := 0, 0
+	for {
+		for have > 0 {
+			rest, err := msgp.Skip(b.rbuf[:have])
+			if errors.Is(err, msgp.ErrShortBytes) {
+				break
+			}
+			if err != nil {
+				b.c.corrupt.Add(1)
+				return n, fmt.Errorf("nao: reading from %s: corrupt msgpack stream: %w", b.cfg.Socket, err)
+			}
+			size := have - len(rest)
+			if size > b.cfg.MaxPacket {
+				b.c.corrupt.Add(1)
+				return n, fmt.Errorf("nao: reading from %s: a %d-byte message exceeds max_packet %d", b.cfg.Socket, size, b.cfg.MaxPacket)
+			}
+			if !b.deliver(ctx, gen, b.rbuf[:size]) {
+				return n, ctx.Err()
+			}
+			n++
+			have = copy(b.rbuf, b.rbuf[size:have])
+		}
+		if have >= b.cfg.MaxPacket {
+			b.c.corrupt.Add(1)
+			return n, fmt.Errorf("nao: reading from %s: no complete msgpack map in %d bytes", b.cfg.Socket, have)
+		}
+		m, err := conn.Read(b.rbuf[have:])
+		have += m
+		if err != nil {
+			return n, fmt.Errorf("nao: reading from %s: %w", b.cfg.Socket, err)
+		}
+	}
+}
+
+// deliver hands one map to Next, replacing a waiting one that Next has not
+// taken (LoLA's newest state is what counts).
+func (b *Backend) deliver(ctx context.Context, gen uint64, msg []byte) bool {
+	var f *frame
+	select {
+	case f = <-b.free:
+	case <-ctx.Done():
+		return false
+	}
+	f.gen, f.at, f.n = gen, time.Since(b.t0), copy(f.buf, msg)
+	for {
+		select {
+		case b.frames <- f:
+			return true
+		default:
+		}
+		select {
+		case old := <-b.frames:
+			b.free <- old
+			b.c.skipped.Add(1)
+		default:
+		}
+	}
+}
+
+func (b *Backend) emit(ctx context.Context, ev event) bool {
+	select {
+	case b.events <- ev:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Next implements hal.Clock. While LoLA runs it returns when the next
+// sensor map has arrived (Connected true, Time the map's arrival since
+// start). While LoLA is unreachable or silent for more than ReadTimeout it
+// returns a tick one nominal period after the previous one (Connected
+// false; sensor values keep their last state). A LoLA silent for
+// DeadTimeout is given up and dialled again. Time never runs backwards.
+func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
+	if b.closed {
+		return hal.Tick{}, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return hal.Tick{}, err
+	}
+	b.start()
+	b.replyDue = false // one answer per map: a map Commit skipped stays unanswered
+	for {
+		pace := b.lastWall.Add(b.cfg.Period.D())
+		var deadline time.Time
+		switch {
+		case b.live && !b.stalled:
+			deadline = b.lastPkt.Add(b.cfg.ReadTimeout.D())
+		case b.live:
+			deadline = minTime(pace, b.lastPkt.Add(b.cfg.DeadTimeout.D()))
+		case b.conn != nil:
+			deadline = minTime(pace, b.connWall.Add(b.cfg.DeadTimeout.D()))
+		default:
+			deadline = pace
+		}
+		b.timer.Reset(time.Until(deadline))
+		select {
+		case <-ctx.Done():
+			b.timer.Stop()
+			return hal.Tick{}, ctx.Err()
+		case ev := <-b.events:
+			b.timer.Stop()
+			b.handle(ev)
+		case f := <-b.frames:
+			b.timer.Stop()
+			at, ok := b.take(f)
+			if !ok {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return hal.Tick{}, err
+			}
+			return b.connectedTick(at), nil
+		case <-b.timer.C:
+			now := time.Now()
+			switch {
+			case b.live && !b.stalled:
+				b.stalled = true
+				b.c.stalls.Add(1)
+				b.log.Warn("LoLA is silent; stiffness 0 sent, ticking without it", "after", now.Sub(b.lastPkt).Round(time.Millisecond))
+				_ = b.send(command{limp: true}) // best effort: LoLA reads it if it comes back
+				return b.idleTick(now), nil
+			case b.live && now.Sub(b.lastPkt) >= b.cfg.DeadTimeout.D():
+				b.drop(fmt.Errorf("nao: no sensor map from %s for %v: %w", b.cfg.Socket, b.cfg.DeadTimeout.D(), errSilent))
+			case !b.live && b.conn != nil && now.Sub(b.connWall) >= b.cfg.DeadTimeout.D():
+				b.drop(fmt.Errorf("nao: no first sensor map from %s within %v: %w", b.cfg.Socket, b.cfg.DeadTimeout.D(), errSilent))
+			}
+			if !now.Before(pace) {
+				return b.idleTick(now), nil
+			}
+		}
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// handle applies a connection event.
+func (b *Backend) handle(ev event) {
+	switch ev.kind {
+	case evConnected:
+		if b.conn != nil {
+			b.conn.Close()
+		}
+		b.conn, b.gen = ev.conn, ev.gen
+		b.connWall = time.Now()
+		b.live, b.stalled, b.replyDue = false, false, false
+		b.log.Debug("connected to LoLA's socket")
+	case evLost:
+		if ev.gen == b.gen && b.conn != nil {
+			b.drop(ev.err)
+		}
+	}
+}
+
+// take decodes a frame of the current connection into b.sensors and
+// recycles its buffer; false if the frame is stale or malformed.
+func (b *Backend) take(f *frame) (time.Duration, bool) {
+	if f.gen != b.gen || b.conn == nil {
+		b.free <- f
+		return 0, false
+	}
+	err := lola.DecodeSensors(f.buf[:f.n], &b.sensors)
+	at := f.at
+	b.free <- f
+	if err != nil {
+		b.malformed(err)
+		return 0, false
+	}
+	return at, true
+}
+
+// drop gives up the current connection after err.
+func (b *Backend) drop(err error) {
+	b.c.lost.Add(1)
+	if b.live {
+		b.log.Warn("lost LoLA", "err", err)
+	} else {
+		b.log.Info("LoLA connection failed", "err", err)
+	}
+	b.conn.Close() // ends the connection goroutine's read
+	b.conn, b.live, b.stalled, b.replyDue = nil, false, false, false
+}
+
+// malformed counts and (at most once per second of tick time) logs a map
+// that did not decode, which is skipped.
+func (b *Backend) malformed(err error) {
+	b.c.malformed.Add(1)
+	if b.last >= b.logAt {
+		b.log.Warn("skipping a malformed LoLA sensor map", "err", err, "suppressed", b.quiet)
+		b.logAt, b.quiet = b.last+time.Second, 0
+	} else {
+		b.quiet++
+	}
+}
+
+func (b *Backend) tickTime(t time.Duration) time.Duration {
+	if b.seq > 0 && t <= b.last {
+		t = b.last + time.Microsecond
+	}
+	return t
+}
+
+func (b *Backend) connectedTick(at time.Duration) hal.Tick {
+	t := b.tickTime(at)
+	if !b.live {
+		b.live = true
+		b.connectedAt = t
+		if b.everLive {
+			b.c.reconnect.Add(1)
+			b.log.Info("reconnected to LoLA")
+		} else {
+			b.log.Info("connected to LoLA",
+				"body", string(b.sensors.RobotConfig[lola.ConfigBodyID].Bytes()),
+				"body_version", string(b.sensors.RobotConfig[lola.ConfigBodyVersion].Bytes()),
+				"head", string(b.sensors.RobotConfig[lola.ConfigHeadID].Bytes()),
+				"head_version", string(b.sensors.RobotConfig[lola.ConfigHeadVersion].Bytes()))
+		}
+		b.everLive = true
+	}
+	if b.stalled {
+		b.stalled = false
+		b.connectedAt = t
+		b.log.Info("LoLA is back")
+	}
+	b.c.packets.Add(1)
+	convert(&b.cfg, &b.sensors, &b.st)
+	if b.chest.update(b.st.buttons.Pressed(hal.ChestButton), t) {
+		switch {
+		case !b.limp:
+			b.limp = true
+			b.log.Warn("chest button pressed; stiffness off", "presses", b.cfg.ChestPresses)
+		case b.cfg.ChestRelease:
+			b.limp = false
+			b.connectedAt = t // ramp up again
+			b.log.Warn("chest button pressed; stiffness back on", "presses", b.cfg.ChestPresses)
+		}
+		b.c.limp.Store(b.limp || b.safe)
+	}
+	b.replyDue = true
+	b.seq++
+	b.last, b.lastWall = t, time.Now()
+	b.lastPkt = b.lastWall
+	return hal.Tick{Seq: b.seq, Time: t, Period: b.cfg.Period.D(), Connected: true}
+}
+
+func (b *Backend) idleTick(now time.Time) hal.Tick {
+	b.seq++
+	b.last = b.tickTime(now.Sub(b.t0))
+	b.lastWall = now
+	return hal.Tick{Seq: b.seq, Time: b.last, Period: b.cfg.Period.D(), Connected: false}
+}
+
+// commandState is what the next map carries.
+func (b *Backend) commandState() command {
+	c := command{limp: b.limp || b.safe || !b.haveCmd, stiffnessCap: 1}
+	if r := b.cfg.StiffnessRamp.D(); r > 0 {
+		c.stiffnessCap = min(1, float64(b.last-b.connectedAt)/float64(r))
+	}
+	return c
+}
+
+// Commit implements hal.Device: it answers the current sensor map with one
+// actuator map (every key of §1.4, joints in LoLA order). It sends nothing
+// on a disconnected tick, for a map already answered, or once ctx is done.
+func (b *Backend) Commit(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("nao: commit: %w", err)
+	}
+	if !b.replyDue || b.conn == nil {
+		return nil
+	}
+	b.replyDue = false
+	return b.send(b.commandState())
+}
+
+// send writes one actuator map.
+func (b *Backend) send(cmd command) error {
+	if b.conn == nil {
+		return nil
+	}
+	var jc *hal.JointCommand
+	if b.haveCmd {
+		jc = &b.cmd
+	}
+	fillActuators(&b.act, cmd, jc, &b.st.joints.Angle, &b.leds, b.cfg.Sonar)
+	b.wbuf = lola.AppendActuators(b.wbuf[:0], &b.act)
+	b.conn.SetWriteDeadline(time.Now().Add(b.cfg.WriteTimeout.D()))
+	if _, err := b.conn.Write(b.wbuf); err != nil {
+		b.c.writeErrs.Add(1)
+		err = fmt.Errorf("nao: sending an actuator map to %s: %w", b.cfg.Socket, err)
+		b.drop(err)
+		return err
+	}
+	b.c.commands.Add(1)
+	return nil
+}
+
+// SafeState implements hal.Device: from now on every map has stiffness 0
+// (with the measured angles as targets). It sends one such map at once if
+// LoLA is connected, then answers up to Config.SafeConfirm further sensor
+// maps the same way until LoLA reports every joint's stiffness at 0, all
+// within ctx. It returns an error if it could not send, or LoLA did not
+// confirm in time.
+func (b *Backend) SafeState(ctx context.Context) error {
+	b.safe = true
+	b.c.limp.Store(true)
+	if b.conn == nil {
+		return nil
+	}
+	limp := command{limp: true}
+	if err := b.send(limp); err != nil {
+		return fmt.Errorf("nao: safe state: %w", err)
+	}
+	for range b.cfg.SafeConfirm {
+		if err := b.waitMap(ctx); err != nil {
+			return fmt.Errorf("nao: safe state: waiting for LoLA to report stiffness 0: %w", err)
+		}
+		convert(&b.cfg, &b.sensors, &b.st)
+		if err := b.send(limp); err != nil {
+			return fmt.Errorf("nao: safe state: %w", err)
+		}
+		if stiffnessOff(&b.st.joints) {
+			return nil
+		}
+	}
+	if b.cfg.SafeConfirm > 0 {
+		return fmt.Errorf("nao: safe state: LoLA still reports stiffness after %d maps", b.cfg.SafeConfirm)
+	}
+	return nil
+}
+
+// waitMap waits for the next sensor map of the current connection.
+func (b *Backend) waitMap(ctx context.Context) error {
+	for {
+		if b.conn == nil {
+			return errors.New("connection lost")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case ev := <-b.events:
+			b.handle(ev)
+		case f := <-b.frames:
+			if _, ok := b.take(f); ok {
+				return nil
+			}
+		}
+	}
+}
+
+func stiffnessOff(j *hal.JointSensors) bool {
+	for _, s := range j.Stiffness {
+		if s > 0.01 {
+			return false
+		}
+	}
+	return true
+}
+
+// Close implements hal.Device: it ends the connection goroutine and closes
+// the connection. It does not imply SafeState.
+func (b *Backend) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	b.timer.Stop()
+	b.cancel()
+	if b.started {
+		<-b.done
+	}
+	if b.conn != nil {
+		b.conn.Close()
+		b.conn = nil
+	}
+	return nil
+}
+
+// ReadJoints implements hal.JointSensor.
+func (b *Backend) ReadJoints(v *hal.JointSensors) { *v = b.st.joints }
+
+// WriteJoints implements hal.JointActuator: the targets and stiffness for
+// the next Commit (clamped to the joint limits and 0..1 there).
+func (b *Backend) WriteJoints(c *hal.JointCommand) { b.cmd, b.haveCmd = *c, true }
+
+// ReadIMU implements hal.IMUSensor.
+func (b *Backend) ReadIMU(v *hal.IMU) { *v = b.st.imu }
+
+// ReadBodyAngles implements hal.BodyAngleSensor.
+func (b *Backend) ReadBodyAngles(v *hal.BodyAngles) { *v = b.st.angles }
+
+// ReadSonar implements hal.SonarSensor.
+func (b *Backend) ReadSonar(v *hal.Sonar) { *v = b.st.sonar }
+
+// ReadFSR implements hal.FSRSensor.
+func (b *Backend) ReadFSR(v *hal.FSR) { *v = b.st.fsr }
+
+// ReadButtons implements hal.ButtonSensor.
+func (b *Backend) ReadButtons(v *hal.Buttons) { *v = b.st.buttons }
+
+// ReadBattery implements hal.BatterySensor.
+func (b *Backend) ReadBattery(v *hal.Battery) { *v = b.st.battery }
+
+// WriteLEDs implements hal.LEDActuator.
+func (b *Backend) WriteLEDs(v *hal.LEDs) { b.leds = *v }
+
+// Interface checks.
+var (
+	_ hal.Device          = (*Backend)(nil)
+	_ hal.JointSensor     = (*Backend)(nil)
+	_ hal.JointActuator   = (*Backend)(nil)
+	_ hal.IMUSensor       = (*Backend)(nil)
+	_ hal.BodyAngleSensor = (*Backend)(nil)
+	_ hal.SonarSensor     = (*Backend)(nil)
+	_ hal.FSRSensor       = (*Backend)(nil)
+	_ hal.ButtonSensor    = (*Backend)(nil)
+	_ hal.LEDActuator     = (*Backend)(nil)
+	_ hal.BatterySensor   = (*Backend)(nil)
+	_ hal.StatsReporter   = (*Backend)(nil)
+)

@@ -1,0 +1,163 @@
+package nao
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/proto/lola"
+)
+
+// Battery index orders (protocols.md §1.3, [U]); see Config.BatteryOrder.
+const (
+	BatteryStatusCurrent = "status-current"
+	BatteryCurrentStatus = "current-status"
+)
+
+// Config configures the NAO backend. DefaultConfig gives the values for a
+// NAO v6 running LoLA; the settings marked [U] are points protocols.md does
+// not settle, each defaulting to the reading most sources share.
+type Config struct {
+	// Socket is LoLA's Unix socket (protocols.md §1.1).
+	Socket string `json:"socket"`
+	// Period is LoLA's nominal cycle (12 ms). Ticks come with the sensor
+	// packets; Period paces them only while LoLA is unreachable.
+	Period config.Duration `json:"period"`
+	// ReadTimeout is how long Next waits for a sensor packet before it
+	// counts LoLA as lost: it then sends stiffness 0 once (in case LoLA
+	// reads it when it comes back) and ticks on without it (Connected
+	// false).
+	ReadTimeout config.Duration `json:"read_timeout"`
+	// DeadTimeout is how long LoLA may stay silent before the connection
+	// is closed and a new one made.
+	DeadTimeout config.Duration `json:"dead_timeout"`
+	// WriteTimeout bounds one write of an actuator map.
+	WriteTimeout config.Duration `json:"write_timeout"`
+	// BackoffMin and BackoffMax bound the wait between connection attempts;
+	// it doubles after each failure.
+	BackoffMin config.Duration `json:"backoff_min"`
+	BackoffMax config.Duration `json:"backoff_max"`
+	// StiffnessRamp limits the stiffness sent after every (re)connection
+	// to elapsed/StiffnessRamp (so the first map after a connection has
+	// stiffness 0): a robot found in another pose does not snap to the
+	// targets. 0 turns the ramp off.
+	StiffnessRamp config.Duration `json:"stiffness_ramp"`
+	// ChestPresses presses of the chest button within ChestWindow make the
+	// robot limp: stiffness 0 in every map from then on (the common SPL
+	// convention is three). 0 turns the gesture off.
+	ChestPresses int             `json:"chest_presses"`
+	ChestWindow  config.Duration `json:"chest_window"`
+	// ChestRelease lets the same gesture end the limp state again. Off by
+	// default: a limp robot stays limp until robotd restarts.
+	ChestRelease bool `json:"chest_release"`
+	// SafeConfirm is how many sensor packets SafeState waits (at most, and
+	// within its context) for LoLA to report every joint's stiffness at
+	// 0, answering each with stiffness 0.
+	SafeConfirm int `json:"safe_confirm"`
+	// Sonar enables both sonars in every actuator map.
+	Sonar bool `json:"sonar"`
+	// SonarMaxRange is the echo distance (m) at or beyond which a sonar
+	// reading counts as "no echo" ([U]: LoLA's unit is presumably m).
+	SonarMaxRange float64 `json:"sonar_max_range"`
+	// BatteryOrder is how indices 1 and 2 of LoLA's Battery array are read
+	// ([U], protocols.md §1.3): "status-current" (B-Human, HULKs, Nao
+	// Devils, rUNSWift's enum, NaoTH and the real-robot samples; default)
+	// or "current-status" (nao_lola, nidhogg, SoftBank's documentation).
+	BatteryOrder string `json:"battery_order"`
+	// ChargingMask and ChargingWhenSet say how the battery status word
+	// tells charging ([U], §1.3): B-Human tests (int16)status & 0x80 set
+	// (the default); Nao Devils tests 0x20 clear.
+	ChargingMask    uint16 `json:"charging_mask"`
+	ChargingWhenSet bool   `json:"charging_when_set"`
+	// InvertGyroZ negates LoLA's gyroscope z ([U], §1.2). B-Human, NaoTH and
+	// rcss3d_nao use it unchanged (a left turn positive, as hal.IMU wants),
+	// the Webots emulator and rUNSWift's SimSpark adapter negate it; the
+	// default follows the majority. Check on a robot by turning it left.
+	InvertGyroZ bool `json:"invert_gyro_z"`
+	// MaxPacket bounds one sensor map in bytes (896 on a robot; an emulator
+	// that sends float64 needs more). A longer one means a corrupt stream,
+	// and the connection is made anew.
+	MaxPacket int `json:"max_packet"`
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{
+		Socket:        "/tmp/robocup",
+		Period:        config.Duration(12 * time.Millisecond),
+		ReadTimeout:   config.Duration(100 * time.Millisecond),
+		DeadTimeout:   config.Duration(2 * time.Second),
+		WriteTimeout:  config.Duration(50 * time.Millisecond),
+		BackoffMin:    config.Duration(50 * time.Millisecond),
+		BackoffMax:    config.Duration(2 * time.Second),
+		StiffnessRamp: config.Duration(time.Second),
+		ChestPresses:  3,
+		ChestWindow:   config.Duration(1500 * time.Millisecond),
+		SafeConfirm:   10,
+		Sonar:         true,
+		SonarMaxRange: 5,
+		BatteryOrder:  BatteryStatusCurrent,
+		ChargingMask:  0x80, ChargingWhenSet: true,
+		MaxPacket: 4096,
+	}
+}
+
+// batteryOrder returns the lola package's value for BatteryOrder.
+func (c *Config) batteryOrder() lola.BatteryOrder {
+	if c.BatteryOrder == BatteryCurrentStatus {
+		return lola.BatteryCurrentStatus
+	}
+	return lola.BatteryStatusCurrent
+}
+
+// Validate reports every problem with c, each naming its JSON key.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("nao: "+format, args...)) }
+	if c.Socket == "" {
+		bad("socket is empty")
+	}
+	for _, d := range []struct {
+		name string
+		v    config.Duration
+	}{{"period", c.Period}, {"read_timeout", c.ReadTimeout}, {"dead_timeout", c.DeadTimeout},
+		{"write_timeout", c.WriteTimeout}, {"backoff_min", c.BackoffMin}, {"backoff_max", c.BackoffMax}} {
+		if d.v.D() <= 0 {
+			bad("%s %v must be positive", d.name, d.v.D())
+		}
+	}
+	if c.BackoffMax.D() < c.BackoffMin.D() {
+		bad("backoff_max %v is below backoff_min %v", c.BackoffMax.D(), c.BackoffMin.D())
+	}
+	if c.ReadTimeout.D() < c.Period.D() {
+		bad("read_timeout %v is shorter than one period %v", c.ReadTimeout.D(), c.Period.D())
+	}
+	if c.DeadTimeout.D() < c.ReadTimeout.D() {
+		bad("dead_timeout %v is shorter than read_timeout %v", c.DeadTimeout.D(), c.ReadTimeout.D())
+	}
+	if c.StiffnessRamp.D() < 0 {
+		bad("stiffness_ramp %v is negative", c.StiffnessRamp.D())
+	}
+	if c.ChestPresses < 0 || c.ChestPresses > 10 {
+		bad("chest_presses %d is outside 0..10", c.ChestPresses)
+	}
+	if c.ChestPresses > 0 && c.ChestWindow.D() <= 0 {
+		bad("chest_window %v must be positive", c.ChestWindow.D())
+	}
+	if c.SafeConfirm < 0 {
+		bad("safe_confirm %d is negative", c.SafeConfirm)
+	}
+	if !(c.SonarMaxRange > 0) {
+		bad("sonar_max_range %v must be positive", c.SonarMaxRange)
+	}
+	switch c.BatteryOrder {
+	case BatteryStatusCurrent, BatteryCurrentStatus:
+	default:
+		bad("battery_order %q: want %q or %q", c.BatteryOrder, BatteryStatusCurrent, BatteryCurrentStatus)
+	}
+	if c.MaxPacket < lola.SensorPacketSize || c.MaxPacket > 1<<20 {
+		bad("max_packet %d is outside %d..%d", c.MaxPacket, lola.SensorPacketSize, 1<<20)
+	}
+	return errors.Join(errs...)
+}

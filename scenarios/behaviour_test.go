@@ -392,27 +392,42 @@ func TestGameStateInTheSim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// moved is how much the robot moved in d of simulation time: the
+	// distance its feet travelled plus the angle it turned (rad), from the
+	// ground truth.
 	moved := func(d time.Duration) float64 {
 		t.Helper()
-		a, _ := r.Truth()
-		if _, err := r.WaitFor(ctx, d, func() bool { return false }); err == nil {
+		prev, pm := r.Truth()
+		var sum float64
+		if _, err := r.WaitFor(ctx, d, func() bool {
+			// Every half second of simulation time, so that the sum does
+			// not depend on how often this runs.
+			cur, cm := r.Truth()
+			if cm.Time-pm.Time < 500*time.Millisecond {
+				return false
+			}
+			sum += math.Hypot(float64(cur.Pose.X-prev.Pose.X), float64(cur.Pose.Y-prev.Pose.Y)) +
+				math.Abs(math.Remainder(float64(cur.Pose.Heading-prev.Pose.Heading), 2*math.Pi))
+			prev, pm = cur, cm
+			return false
+		}); err == nil {
 			t.Fatal("WaitFor returned early")
 		}
-		b, _ := r.Truth()
-		return math.Hypot(float64(b.Pose.X-a.Pose.X), float64(b.Pose.Y-a.Pose.Y))
+		t.Logf("moved %.2f (m + rad) in %v", sum, d)
+		return sum
 	}
 	settle := func() { r.WaitFor(ctx, 2*time.Second, func() bool { return false }) }
 
 	settle()
 	if d := moved(5 * time.Second); d > 0.05 {
-		t.Errorf("BeforeKickOff (SET): moved %.2f m", d)
+		t.Errorf("BeforeKickOff (SET): moved %.2f (m + rad)", d)
 	}
 	if err := w.Trainer().PlayMode("PlayOn"); err != nil {
 		t.Fatal(err)
 	}
 	settle()
-	if d := moved(10 * time.Second); d < 0.5 {
-		t.Errorf("PlayOn without a GameController: moved only %.2f m in 10 s", d)
+	if d := moved(15 * time.Second); d < 1 {
+		t.Errorf("PlayOn without a GameController: moved only %.2f (m + rad) in 15 s", d)
 	}
 	gc := &net.UDPAddr{IP: net.IPv4(10, 0, 0, 1), Port: gamecontroller.ControlPort}
 	p := gamecontroller.Data{Version: 18, State: gamecontroller.StatePlaying,
@@ -421,7 +436,10 @@ func TestGameStateInTheSim(t *testing.T) {
 	src.Deliver(p, gc)
 	settle()
 	if d := moved(10 * time.Second); d > 0.05 {
-		t.Errorf("penalised by the GameController: moved %.2f m in 10 s", d)
+		b, _ := r.Body()
+		req, _ := behaviourRequest(r)
+		ms, _ := r.Motion()
+		t.Errorf("penalised by the GameController: moved %.2f (m + rad) in 10 s (fall %v, request %v, motion %v)", d, b.Fall, req.Kind, ms.Active)
 	}
 	if req, ok := behaviourRequest(r); !ok || req.Kind != msg.MotionStand || req.Head.Mode != msg.HeadHold {
 		t.Errorf("penalised: behaviour asks for %+v", req)
@@ -429,8 +447,8 @@ func TestGameStateInTheSim(t *testing.T) {
 	p.Teams[0].Players[1].Penalty = gamecontroller.PenaltyNone
 	src.Deliver(p, gc)
 	settle()
-	if d := moved(10 * time.Second); d < 0.5 {
-		t.Errorf("unpenalised: moved only %.2f m in 10 s", d)
+	if d := moved(15 * time.Second); d < 1 {
+		t.Errorf("unpenalised: moved only %.2f (m + rad) in 15 s", d)
 	}
 }
 

@@ -1,0 +1,233 @@
+package robotino
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/robotd/robotd/config"
+	proto "github.com/robotd/robotd/proto/robotino"
+)
+
+// Odometry sources (Config.Odometry).
+const (
+	// OdometryFirmware uses the base's own odometry (ODOMETRY, tag 23),
+	// as Fawkes does; it is integrated by the firmware with its own base
+	// radius (0.17 m by default, protocols.md §2.5).
+	OdometryFirmware = "firmware"
+	// OdometryEncoders integrates the encoder positions of
+	// ALL_MOTOR_READINGS through the §2.5 model; it needs
+	// EncoderTicksPerRev, which no source states for a Robotino 3 (§2.6).
+	OdometryEncoders = "encoders"
+	// OdometrySpeeds integrates the measured motor speeds (rpm) over the
+	// time between replies.
+	OdometrySpeeds = "speeds"
+)
+
+// Config configures the Robotino backend. DefaultConfig gives the values
+// of protocols.md §2 (Fawkes' defaults where §2.4 names them).
+type Config struct {
+	// Device is the base controller's serial device. Empty means: the
+	// USB device with vendor 1e29 and product 040d (§2.1), or else the
+	// first match of Glob.
+	Device string `json:"device"`
+	// Glob, if set, is where to look for the device when Device is empty
+	// and no USB device has the Robotino's ids. Off by default: any
+	// CDC-ACM device would match /dev/ttyACM*.
+	Glob string `json:"glob"`
+	// Baud is the line speed (115200, §2.1; probably irrelevant on
+	// CDC-ACM).
+	Baud int `json:"baud"`
+	// Period is the tick: each tick sends the motor set-points and the
+	// sensor requests and waits for the reply (Fawkes polls every 5 ms
+	// and updates the drive every 20 ms).
+	Period config.Duration `json:"period"`
+	// ReadTimeout is how long a reply may take before the backend stops
+	// the motors, asks again and ticks on without it (Connected false);
+	// Fawkes' read-timeout.
+	ReadTimeout config.Duration `json:"read_timeout"`
+	// DeadTimeout is how long the base may stay silent before the port is
+	// closed and opened again (Fawkes' no-data-timeout).
+	DeadTimeout config.Duration `json:"dead_timeout"`
+	// HandshakeTimeout bounds the start-up exchange (the version strings).
+	HandshakeTimeout config.Duration `json:"handshake_timeout"`
+	// WriteTimeout bounds one write.
+	WriteTimeout config.Duration `json:"write_timeout"`
+	// BackoffMin and BackoffMax bound the wait between attempts to open
+	// the port; it doubles after each failure.
+	BackoffMin config.Duration `json:"backoff_min"`
+	BackoffMax config.Duration `json:"backoff_max"`
+	// CriticalErrors consecutive framing errors make the backend open the
+	// port anew (Fawkes' critical-bound).
+	CriticalErrors int `json:"critical_errors"`
+
+	// DeadmanTime stops the motors when no velocity was commanded for this
+	// long (Fawkes: 0.5 s); the base itself keeps its last set-points.
+	DeadmanTime config.Duration `json:"deadman_time"`
+	// MaxSpeed (m/s, of vx and vy together) and MaxOmega (rad/s) limit
+	// the commanded body velocity; MaxMotorRPM limits every motor, by
+	// scaling all three alike so the direction is kept (Fawkes: 3000).
+	MaxSpeed    float64 `json:"max_speed"`
+	MaxOmega    float64 `json:"max_omega"`
+	MaxMotorRPM float64 `json:"max_motor_rpm"`
+	// WheelRadius, GearRatio and BaseRadius are the omni drive (§2.5:
+	// 0.060 m, 32, 0.175 m for a Robotino 3).
+	WheelRadius float64 `json:"wheel_radius"`
+	GearRatio   float64 `json:"gear_ratio"`
+	BaseRadius  float64 `json:"base_radius"`
+	// AccelLimit is sent as SET_MOTOR_ACCEL_LIMITS (−AccelLimit,
+	// +AccelLimit) for the drive motors at start-up; unit [U], Fawkes
+	// sends 11500. 0 sends nothing.
+	AccelLimit float64 `json:"accel_limit"`
+	// EmergencyBumper makes the base stop the motors by itself when the
+	// bumper is hit (SET_EMERGENCY_BUMPER; Fawkes: on). The backend stops
+	// them as well.
+	EmergencyBumper bool `json:"emergency_bumper"`
+
+	// Odometry is "firmware" (default), "encoders" or "speeds".
+	Odometry string `json:"odometry"`
+	// EncoderTicksPerRev is the encoder ticks per motor revolution for
+	// "encoders" (unknown for a Robotino 3, §2.6: measure it).
+	EncoderTicksPerRev float64 `json:"encoder_ticks_per_rev"`
+	// Gyro requests GET_GYRO_Z_ANGLE every tick (firmware 1.x answers,
+	// 2.x ignores it, §2.3); GyroScale converts its rate to rad/s
+	// counter-clockwise ([U]: presumably rad/s already, so 1).
+	Gyro      bool    `json:"gyro"`
+	GyroScale float64 `json:"gyro_scale"`
+	// BatteryEmpty and BatteryFull (V) map the battery voltage to a charge
+	// 0..1, as Fawkes guesses it ((V − 22)/2.5).
+	BatteryEmpty float64 `json:"battery_empty"`
+	BatteryFull  float64 `json:"battery_full"`
+
+	// GPIO configures the emergency-stop input and the status LED.
+	GPIO GPIOConfig `json:"gpio"`
+}
+
+// GPIOConfig configures GPIO through the Linux GPIO character device
+// (periph.io's gpioioctl). With no line set, GPIO is off and no chip is
+// needed; with a line set, a missing chip is a start-up error.
+type GPIOConfig struct {
+	// Chip is the GPIO chip: its name (gpiochip0), path (/dev/gpiochip0)
+	// or label.
+	Chip string `json:"chip"`
+	// EStopLine is the emergency-stop input: a line name or offset. While
+	// it is active the motors are stopped; after it is released they stay
+	// stopped until a zero velocity is commanded.
+	EStopLine string `json:"estop_line"`
+	// EStopActiveLow makes a low level the active (stop) one. The default
+	// is active high with a pull-up, for a normally-closed contact to
+	// ground: pressing it, or a broken wire, reads high and stops.
+	EStopActiveLow bool `json:"estop_active_low"`
+	// LEDLine is the status LED output: a line name or offset. It shows
+	// the chest colour the modules write (hal.LEDs.Chest, on when any
+	// component is at least 0.5) or, until they write one, whether the
+	// base is connected and free to move.
+	LEDLine string `json:"led_line"`
+	// LEDActiveLow drives the LED with a low level.
+	LEDActiveLow bool `json:"led_active_low"`
+}
+
+// Configured reports whether any GPIO line is set.
+func (g GPIOConfig) Configured() bool { return g.EStopLine != "" || g.LEDLine != "" }
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{
+		Baud:             proto.BaudRate,
+		Period:           config.Duration(10 * time.Millisecond),
+		ReadTimeout:      config.Duration(200 * time.Millisecond),
+		DeadTimeout:      config.Duration(2 * time.Second),
+		HandshakeTimeout: config.Duration(time.Second),
+		WriteTimeout:     config.Duration(100 * time.Millisecond),
+		BackoffMin:       config.Duration(100 * time.Millisecond),
+		BackoffMax:       config.Duration(2 * time.Second),
+		CriticalErrors:   25,
+		DeadmanTime:      config.Duration(500 * time.Millisecond),
+		MaxSpeed:         0.5,
+		MaxOmega:         2,
+		MaxMotorRPM:      3000,
+		WheelRadius:      0.060,
+		GearRatio:        32,
+		BaseRadius:       0.175,
+		AccelLimit:       proto.DefaultAccelLimit,
+		EmergencyBumper:  true,
+		Odometry:         OdometryFirmware,
+		Gyro:             true,
+		GyroScale:        1,
+		BatteryEmpty:     22,
+		BatteryFull:      24.5,
+	}
+}
+
+// driveParams returns the §2.5 parameters.
+func (c *Config) driveParams() proto.DriveParams {
+	p := proto.Robotino3()
+	p.WheelRadius, p.GearRatio, p.BaseRadius, p.MaxMotorRPM = c.WheelRadius, c.GearRatio, c.BaseRadius, c.MaxMotorRPM
+	return p
+}
+
+// Validate reports every problem with c, each naming its JSON key.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("robotino: "+format, args...)) }
+	if c.Baud <= 0 {
+		bad("baud %d must be positive", c.Baud)
+	}
+	for _, d := range []struct {
+		name string
+		v    config.Duration
+	}{{"period", c.Period}, {"read_timeout", c.ReadTimeout}, {"dead_timeout", c.DeadTimeout},
+		{"handshake_timeout", c.HandshakeTimeout}, {"write_timeout", c.WriteTimeout},
+		{"backoff_min", c.BackoffMin}, {"backoff_max", c.BackoffMax}, {"deadman_time", c.DeadmanTime}} {
+		if d.v.D() <= 0 {
+			bad("%s %v must be positive", d.name, d.v.D())
+		}
+	}
+	if c.BackoffMax.D() < c.BackoffMin.D() {
+		bad("backoff_max %v is below backoff_min %v", c.BackoffMax.D(), c.BackoffMin.D())
+	}
+	if c.DeadTimeout.D() < c.ReadTimeout.D() {
+		bad("dead_timeout %v is shorter than read_timeout %v", c.DeadTimeout.D(), c.ReadTimeout.D())
+	}
+	if c.CriticalErrors <= 0 {
+		bad("critical_errors %d must be positive", c.CriticalErrors)
+	}
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"max_speed", c.MaxSpeed}, {"max_omega", c.MaxOmega}, {"max_motor_rpm", c.MaxMotorRPM}, {"wheel_radius", c.WheelRadius},
+		{"gear_ratio", c.GearRatio}, {"base_radius", c.BaseRadius}} {
+		if !(v.x > 0) || math.IsInf(v.x, 1) {
+			bad("%s %v must be a positive number", v.name, v.x)
+		}
+	}
+	if c.MaxMotorRPM > math.MaxInt16 {
+		bad("max_motor_rpm %v exceeds the int16 set-point range", c.MaxMotorRPM)
+	}
+	if !(c.AccelLimit >= 0) || math.IsInf(c.AccelLimit, 1) {
+		bad("accel_limit %v must be ≥ 0", c.AccelLimit)
+	}
+	switch c.Odometry {
+	case OdometryFirmware, OdometrySpeeds:
+	case OdometryEncoders:
+		if !(c.EncoderTicksPerRev > 0) {
+			bad("odometry %q needs encoder_ticks_per_rev (unknown for a Robotino 3, protocols.md §2.6: measure it)", c.Odometry)
+		}
+	default:
+		bad("odometry %q: want %q, %q or %q", c.Odometry, OdometryFirmware, OdometryEncoders, OdometrySpeeds)
+	}
+	if math.IsNaN(c.GyroScale) || math.IsInf(c.GyroScale, 0) {
+		bad("gyro_scale %v must be finite", c.GyroScale)
+	}
+	if !(c.BatteryFull > c.BatteryEmpty) {
+		bad("battery_full %v must exceed battery_empty %v", c.BatteryFull, c.BatteryEmpty)
+	}
+	if c.GPIO.Configured() && c.GPIO.Chip == "" {
+		bad("gpio.chip is empty, but gpio lines are configured")
+	}
+	if _, err := proto.NewKinematics(c.driveParams()); err != nil {
+		bad("%w", err)
+	}
+	return errors.Join(errs...)
+}

@@ -165,11 +165,11 @@ func startTeam(t *testing.T, o teamOptions) (*teamRun, func()) {
 	return tr, stop
 }
 
-// waitAll waits until every robot has run for d of simulation time.
+// waitAll waits until every robot's simulation time has reached d.
 func (tr *teamRun) waitAll(ctx context.Context, t *testing.T, d time.Duration) {
 	t.Helper()
 	for _, r := range tr.robots {
-		if _, err := r.WaitFor(ctx, 30*time.Second, func() bool { return r.Time() >= d }); err != nil {
+		if _, err := r.WaitFor(ctx, max(d-r.Time(), 0)+10*time.Second, func() bool { return r.Time() >= d }); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,0 +1,295 @@
+// Command findball runs the find-ball experiment of seed 003 (the rUNSWift
+// thesis, §3.2.6 and chapter 5): robots start penalised at table 5.1's
+// positions, the ball is placed at one of table 5.2's positions, the
+// robots are unpenalised, and the time until one of them sees the ball
+// from within 300 mm is measured, up to 180 s; ten trials per position,
+// for each search strategy. The robots are in-process robotd instances
+// (the daemon's modules) on robotd's embedded simulator in sync mode, one
+// simulator per trial, or on a running rcssserver3d named with -server.
+//
+//	findball [run] [flags]          run or resume a campaign, then report
+//	findball report -db F -out D    tables, comparison, plots and CSV of a database
+//	findball merge -db OUT IN...    merge shard databases
+//	findball export -db F -out D    trials.csv and samples.csv only
+//
+// Every trial is stored in an SQLite database as it ends; a killed run
+// resumes where it stopped. -shard i/n runs every n-th trial (by default
+// from a Kubernetes indexed Job's or a Slurm job array's environment).
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/experiment"
+	"github.com/robotd/robotd/simrun"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "findball:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	cmd := "run"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "run":
+		return runCampaign(ctx, args, stdout, stderr, getenv)
+	case "report", "export":
+		return report(ctx, cmd, args, stdout, stderr)
+	case "merge":
+		return merge(ctx, args, stdout, stderr)
+	}
+	return fmt.Errorf("unknown command %q: want run, report, merge or export", cmd)
+}
+
+// listFlag collects a repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, " ") }
+func (l *listFlag) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := flag.NewFlagSet("findball run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := fs.String("db", "findball.db", "the campaign's SQLite database (created, or resumed)")
+	out := fs.String("out", "findball-out", "where the report, plots and CSV go once the whole campaign is stored")
+	cfgPath := fs.String("config", "", "a campaign configuration file (JSON, as -print-config writes), over the defaults")
+	printCfg := fs.Bool("print-config", false, "print the campaign configuration (defaults, file and flags) and exit")
+	var strategies, sets listFlag
+	fs.Var(&strategies, "strategy", "a strategy, `name[:key=value;...]` (repeatable; replaces the default 2016 and 2017); without settings the name is behaviour.search.strategy")
+	fs.Var(&sets, "set", "change every robot's configuration, `key=value` with robotd's dotted keys (repeatable, added to the campaign's)")
+	balls := fs.String("balls", "", "a file of ball positions, one `x y` per line (mm, or m), instead of thesis table 5.2")
+	trials := fs.Int("trials", 0, "trials per ball position and strategy (default 10)")
+	limit := fs.Duration("limit", 0, "time limit of a trial, simulation time (default 3m0s)")
+	found := fs.Float64("found-distance", 0, "found when a robot sees the ball within this distance, m (default 0.3)")
+	reliable := fs.Float64("reliable-distance", 0, "the reliable ball detection distance, m (default 2.5)")
+	penalised := fs.Duration("penalised", 0, "how long the robots stand penalised before each trial, simulation time (default 3s)")
+	sample := fs.Duration("sample", 0, "trajectory sampling interval (default 500ms)")
+	seed := fs.Uint64("seed", 0, "the campaign's seed (default 1)")
+	shardFlag := fs.String("shard", "", "run shard `i/n` of the campaign (default: JOB_COMPLETION_INDEX with JOB_COMPLETIONS, or SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT; else all)")
+	parallel := fs.Int("parallel", runtime.NumCPU(), "trials at once, each on its own embedded simulator")
+	server := fs.String("server", getenv(simrun.EnvVar), "attach to a running SimSpark server, `agent-host:port,trainer-host:port` (default $"+simrun.EnvVar+"; empty: the embedded simulator)")
+	verbose := fs.Bool("v", false, "log the simulators' and robots' information messages too")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("run: unexpected argument %q", fs.Arg(0))
+	}
+	cfg := experiment.DefaultConfig()
+	if *cfgPath != "" {
+		if err := config.Load(*cfgPath, &cfg); err != nil {
+			return err
+		}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if len(strategies) > 0 {
+		cfg.Strategies = nil
+		for _, s := range strategies {
+			st, err := experiment.ParseStrategy(s)
+			if err != nil {
+				return err
+			}
+			cfg.Strategies = append(cfg.Strategies, st)
+		}
+	}
+	cfg.Set = append(cfg.Set, sets...)
+	if *balls != "" {
+		pts, err := experiment.LoadBalls(*balls)
+		if err != nil {
+			return err
+		}
+		cfg.Balls = pts
+	}
+	if set["trials"] {
+		cfg.Trials = *trials
+	}
+	if set["limit"] {
+		cfg.Limit = config.Duration(*limit)
+	}
+	if set["found-distance"] {
+		cfg.FoundDistance = *found
+	}
+	if set["reliable-distance"] {
+		cfg.ReliableDistance = *reliable
+	}
+	if set["penalised"] {
+		cfg.Penalised = config.Duration(*penalised)
+	}
+	if set["sample"] {
+		cfg.Sample = config.Duration(*sample)
+	}
+	if set["seed"] {
+		cfg.Seed = *seed
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if *printCfg {
+		b, err := json.MarshalIndent(&cfg, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	shard := experiment.All
+	if *shardFlag != "" {
+		s, err := experiment.ParseShard(*shardFlag)
+		if err != nil {
+			return err
+		}
+		shard = s
+	} else if s, ok, err := experiment.ShardFromEnv(getenv); err != nil {
+		return err
+	} else if ok {
+		shard = s
+	}
+	var target *simrun.Target
+	if *server != "" {
+		t, err := simrun.ParseTarget(*server)
+		if err != nil {
+			return err
+		}
+		target = &t
+	}
+	log := newLogger(stderr, slog.LevelInfo)
+	simLevel := slog.LevelWarn
+	if *verbose {
+		simLevel = slog.LevelInfo
+	}
+	st, err := experiment.Open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	where := "the embedded simulator"
+	if target != nil {
+		where = "the server at " + target.Agent + " (trainer " + target.Trainer + ")"
+	}
+	log.Info("findball", "db", *db, "shard", shard.String(), "parallel", *parallel, "simulator", where)
+	sum, err := experiment.Run(ctx, &cfg, st, experiment.Options{Shard: shard, Parallel: *parallel, Target: target,
+		Log: log, SimLog: newLogger(stderr, simLevel)})
+	log.Info("run ended", "planned", sum.Planned, "already_stored", sum.Skipped, "ran", sum.Ran, "wall", sum.Wall.Round(time.Millisecond))
+	if err != nil {
+		return err
+	}
+	done, err := st.Done(ctx)
+	if err != nil {
+		return err
+	}
+	if total := len(cfg.Plan()); len(done) < total {
+		fmt.Fprintf(stdout, "%s holds %d of the campaign's %d trials (shard %s done); merge the shards' databases with `findball merge`, then `findball report`.\n",
+			*db, len(done), total, shard)
+		return nil
+	}
+	files, err := experiment.Outputs(ctx, st, *out)
+	if err != nil {
+		return err
+	}
+	return printOutputs(stdout, files)
+}
+
+func printOutputs(stdout io.Writer, files []string) error {
+	for _, f := range files {
+		if strings.HasSuffix(f, "report.md") {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				return err
+			}
+			if _, err := stdout.Write(b); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := fmt.Fprintf(stdout, "\nwrote %s\n", strings.Join(files, ", "))
+	return err
+}
+
+func report(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("findball "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := fs.String("db", "findball.db", "the campaign's database")
+	out := fs.String("out", "findball-out", "where the files go")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if _, err := os.Stat(*db); err != nil {
+		return err
+	}
+	st, err := experiment.Open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if cmd == "export" {
+		if err := experiment.ExportCSV(ctx, st, *out); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintf(stdout, "wrote %s/trials.csv, %s/samples.csv\n", *out, *out)
+		return err
+	}
+	files, err := experiment.Outputs(ctx, st, *out)
+	if err != nil {
+		return err
+	}
+	return printOutputs(stdout, files)
+}
+
+func merge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("findball merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	db := fs.String("db", "findball.db", "the database to merge into (created if missing)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return errors.New("merge: name the shard databases to merge")
+	}
+	st, err := experiment.Open(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	ms, err := st.Merge(ctx, fs.Args()...)
+	if err != nil {
+		return err
+	}
+	done, err := st.Done(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "merged %d trials (%d already there) into %s, which holds %d trials\n", ms.Trials, ms.Duplicates, *db, len(done))
+	return err
+}

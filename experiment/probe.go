@@ -1,0 +1,218 @@
+package experiment
+
+import (
+	"math"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/msg"
+	"github.com/robotd/robotd/proto/gamecontroller"
+)
+
+// notYet marks a trial start that is not known yet.
+const notYet = math.MaxInt64
+
+// referee is the trial's GameController: PLAYING, every robot penalised
+// until the start, then none. Each robot reads it through its own view in
+// its own tick (a gamecontroller.Source), and what it says depends only
+// on that tick's time, so it is the same in every run of a trial: unlike
+// packets from another goroutine or over UDP, which a robot would take in
+// whichever tick they happen to arrive.
+type referee struct {
+	team    uint8
+	players []int
+	start   *atomic.Int64 // tick time (ns) the robots are unpenalised
+	from    *net.UDPAddr
+}
+
+// refereeView is one robot's GameController source.
+type refereeView struct {
+	ref   *referee
+	board *blackboard.Board
+}
+
+// gameSeconds is the half's length the referee announces.
+const gameSeconds = 600
+
+// Latest implements gamecontroller.Source.
+func (v *refereeView) Latest() (gamecontroller.Data, time.Time, *net.UDPAddr, bool) {
+	r := v.ref
+	now := v.board.Time()
+	start := time.Duration(r.start.Load())
+	d := gamecontroller.Data{Version: 18, PlayersPerTeam: uint8(len(r.players)), State: gamecontroller.StatePlaying,
+		FirstHalf: true, KickingTeam: r.team, SecsRemaining: gameSeconds}
+	penalised := now < start
+	if !penalised {
+		d.SecsRemaining = int16(max(0, gameSeconds-int((now-start)/time.Second)))
+	}
+	d.PacketNumber = uint8(now / time.Millisecond)
+	d.Teams[0] = gamecontroller.TeamInfo{TeamNumber: r.team, Goalkeeper: 1, MessageBudget: 1200}
+	d.Teams[1] = gamecontroller.TeamInfo{TeamNumber: r.team%255 + 1, Goalkeeper: 1, MessageBudget: 1200}
+	if penalised {
+		for _, p := range r.players {
+			d.Teams[0].Players[p-1] = gamecontroller.RobotInfo{Penalty: gamecontroller.PenaltyManual}
+		}
+	}
+	return d, time.Unix(0, int64(now)), r.from, true
+}
+
+// Stats implements gamecontroller.Source: a new packet every tick.
+func (v *refereeView) Stats() gamecontroller.ClientStats {
+	return gamecontroller.ClientStats{Packets: uint64(v.board.Time()/time.Millisecond) + 1}
+}
+
+// Sample is one robot's ground truth at one moment of a trial.
+type Sample struct {
+	Player int
+	// T is the time since the trial's start (simulation time).
+	T time.Duration
+	// X, Y (m) and Heading (rad) are the robot's true pose in the team's
+	// frame.
+	X, Y, Heading float64
+	// Seen: the robot saw the ball since the previous sample.
+	Seen bool
+	// Fallen: the robot lay on the ground.
+	Fallen bool
+}
+
+// probe runs in a robot's tick and records, from the trial's start on,
+// whether and when the robot found the ball (it sees it and is within
+// the found distance of it, by the simulator's ground truth), its falls,
+// and its trajectory. It also counts ticks without the simulator.
+type probe struct {
+	player int
+	found  float64
+	every  time.Duration
+	start  *atomic.Int64
+
+	gt   *blackboard.Reader[hal.GroundTruth]
+	ball *blackboard.Reader[msg.Ball]
+	body *blackboard.Reader[msg.BodyState]
+	g    hal.GroundTruth
+	b    msg.Ball
+	bs   msg.BodyState
+
+	mu        sync.Mutex
+	last      time.Duration // the last tick's time
+	connected bool
+	idle      int // ticks without the simulator (before it answered, too)
+	hasFound  bool
+	foundAt   time.Duration
+	falls     []time.Duration // when falls began (since the start)
+	fallen    bool
+	seen      bool
+	next      time.Duration
+	samples   []Sample
+	poke      chan struct{} // gets a value when found and every second of sim time
+	lastPoke  time.Duration
+}
+
+func newProbe(player int, found float64, every time.Duration, start *atomic.Int64, poke chan struct{}) *probe {
+	return &probe{player: player, found: found, every: every, start: start, poke: poke}
+}
+
+func (p *probe) Name() string { return "experiment" }
+
+func (p *probe) Wire(b *blackboard.Board) (err error) {
+	if p.gt, err = blackboard.Read(b, p.Name(), msg.GroundTruthKey); err != nil {
+		return err
+	}
+	if p.ball, err = blackboard.Read(b, p.Name(), msg.BallKey); err != nil {
+		return err
+	}
+	p.body, err = blackboard.Read(b, p.Name(), msg.BodyStateKey)
+	return err
+}
+
+func (p *probe) Tick(t hal.Tick) error {
+	gtOK := p.gt.Load(&p.g).Valid() && p.g.Valid
+	p.ball.Load(&p.b)
+	p.body.Load(&p.bs)
+	start := time.Duration(p.start.Load())
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.last = t.Time
+	if !t.Connected {
+		p.idle++
+		return nil
+	}
+	p.connected = true
+	if t.Time < start {
+		return nil
+	}
+	fallen := p.bs.Fall != msg.Upright
+	if fallen && !p.fallen {
+		p.falls = append(p.falls, t.Time-start)
+	}
+	p.fallen = fallen
+	p.seen = p.seen || p.b.Seen
+	poke := false
+	if !p.hasFound && p.b.Seen && gtOK && p.g.BallValid &&
+		math.Hypot(p.g.Ball.X-float64(p.g.Pose.X), p.g.Ball.Y-float64(p.g.Pose.Y)) <= p.found {
+		p.hasFound, p.foundAt, poke = true, t.Time-start, true
+	}
+	if t.Time-start >= p.next && gtOK {
+		p.samples = append(p.samples, Sample{Player: p.player, T: t.Time - start, X: float64(p.g.Pose.X), Y: float64(p.g.Pose.Y),
+			Heading: float64(p.g.Pose.Heading), Seen: p.seen, Fallen: fallen})
+		p.seen = false
+		for p.next <= t.Time-start {
+			p.next += p.every
+		}
+	}
+	if t.Time-p.lastPoke >= time.Second {
+		poke = true
+	}
+	if poke {
+		p.lastPoke = t.Time
+		select {
+		case p.poke <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+// state is what the controller reads from a probe.
+type probeState struct {
+	last      time.Duration
+	connected bool
+	hasFound  bool
+	foundAt   time.Duration
+	idle      int
+}
+
+func (p *probe) state() probeState {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return probeState{last: p.last, connected: p.connected, hasFound: p.hasFound, foundAt: p.foundAt, idle: p.idle}
+}
+
+// samplesUntil returns the samples up to end (since the start).
+func (p *probe) samplesUntil(end time.Duration) []Sample {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []Sample
+	for _, s := range p.samples {
+		if s.T <= end {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// fallsUntil counts the falls that began up to end (since the start).
+func (p *probe) fallsUntil(end time.Duration) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, f := range p.falls {
+		if f <= end {
+			n++
+		}
+	}
+	return n
+}

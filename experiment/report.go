@@ -1,0 +1,262 @@
+package experiment
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ThesisRow is one position of the thesis' simulated results: found (of
+// 10) and the mean find time (s).
+type ThesisRow struct {
+	Found int
+	Mean  float64
+}
+
+// Thesis holds seed 003's tables 5.3 (2016) and 5.4 (2017): three
+// simulated robots, ten trials at each of table 5.2's positions.
+var Thesis = map[string][]ThesisRow{
+	"2016": {{10, 48.50}, {10, 80.30}, {10, 59.20}, {1, 100.00}, {10, 87.00}, {8, 70.63}, {10, 61.30}, {8, 139.88}, {5, 99.20}, {8, 115.63}},
+	"2017": {{10, 57.90}, {10, 78.20}, {10, 93.80}, {10, 107.50}, {10, 75.40}, {9, 48.56}, {10, 82.10}, {10, 26.60}, {7, 110.43}, {10, 30.60}},
+}
+
+// isThesis reports whether the campaign uses the thesis' ball positions.
+func isThesis(cfg *Config) bool { return slices.Equal(cfg.Balls, ThesisBalls) }
+
+// Report writes the campaign's Markdown report: each strategy's table,
+// the comparison of the first two strategies (each further one against
+// the first), and, for the thesis' positions, the thesis' numbers beside
+// this run's.
+func Report(w io.Writer, cfg *Config, results []Result) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# Find-ball campaign\n\n")
+	fmt.Fprintf(bw, "%d robots (players", len(cfg.Starts))
+	for _, s := range cfg.Starts {
+		fmt.Fprintf(bw, " %d at (%g, %g)", s.Player, s.X*1000, s.Y*1000)
+	}
+	fmt.Fprintf(bw, " mm), %d ball positions × %d trials per strategy, limit %v, found within %g mm, reliable ball distance %g mm, seed %d.\n",
+		len(cfg.Balls), cfg.Trials, cfg.Limit.D(), cfg.FoundDistance*1000, cfg.ReliableDistance*1000, cfg.Seed)
+	planned := len(cfg.Plan())
+	fmt.Fprintf(bw, "%d of %d trials stored.\n\n", len(results), planned)
+	tables := Tables(cfg, results)
+	for i := range tables {
+		t := &tables[i]
+		fmt.Fprintf(bw, "## Strategy %s\n\n", t.Strategy)
+		if err := WriteTable(bw, t, len(cfg.Balls)); err != nil {
+			return err
+		}
+		fmt.Fprintln(bw)
+	}
+	if len(cfg.Strategies) >= 2 {
+		for _, s := range cfg.Strategies[1:] {
+			a, b := cfg.Strategies[0].Name, s.Name
+			fmt.Fprintf(bw, "## %s against %s\n\n", b, a)
+			if err := WriteComparison(bw, Compare(results, a, b)); err != nil {
+				return err
+			}
+			fmt.Fprintln(bw)
+		}
+	}
+	if isThesis(cfg) {
+		writeThesisComparison(bw, tables)
+	}
+	return bw.Flush()
+}
+
+// writeThesisComparison puts the thesis' found counts and mean times
+// beside this run's, per position.
+func writeThesisComparison(w io.Writer, tables []Table) {
+	var cols []*Table
+	for i := range tables {
+		if _, ok := Thesis[tables[i].Strategy]; ok {
+			cols = append(cols, &tables[i])
+		}
+	}
+	if len(cols) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "## Beside the thesis (seed 003, tables 5.3 and 5.4)\n\nFound (of the tests) and mean find time in seconds.\n\n| Position |")
+	for _, t := range cols {
+		fmt.Fprintf(w, " thesis %s | robotd %s |", t.Strategy, t.Strategy)
+	}
+	fmt.Fprintf(w, "\n|---|")
+	for range cols {
+		fmt.Fprintf(w, "---|---|")
+	}
+	fmt.Fprintln(w)
+	for p := range ThesisBalls {
+		fmt.Fprintf(w, "| %d |", p+1)
+		for _, t := range cols {
+			th := Thesis[t.Strategy][p]
+			r := t.Rows[p]
+			fmt.Fprintf(w, " %d/10, %.2f | %d/%d, %.2f |", th.Found, th.Mean, r.Found, r.Tests, r.Mean)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "| **total** |")
+	for _, t := range cols {
+		found, means := 0, 0.0
+		for _, r := range Thesis[t.Strategy] {
+			found += r.Found
+			means += r.Mean
+		}
+		fmt.Fprintf(w, " %d/100, %.2f | %d/%d, %.2f |", found, means/10, t.Grand.Total.Found, t.Grand.Total.Tests, t.Grand.Average.Mean)
+	}
+	fmt.Fprintf(w, "\n\nTotals' times are the mean of the positions' means, as the thesis' grand averages.\n\n")
+}
+
+// ExportCSV writes trials.csv (one line per trial) and samples.csv (one
+// line per trajectory sample) into dir.
+func ExportCSV(ctx context.Context, st *Store, dir string) (err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	results, err := st.Results(ctx)
+	if err != nil {
+		return err
+	}
+	err = writeCSV(filepath.Join(dir, "trials.csv"), func(cw *csv.Writer) error {
+		if err := cw.Write([]string{"id", "index", "strategy", "position", "ball_x", "ball_y", "rep", "seed", "config_hash",
+			"found", "time_s", "finder", "falls", "start_s", "wall_s"}); err != nil {
+			return err
+		}
+		for _, r := range results {
+			rec := []string{r.ID(), strconv.Itoa(r.Index), r.Strategy, strconv.Itoa(r.Position), ff(r.Ball.X), ff(r.Ball.Y),
+				strconv.Itoa(r.Rep), strconv.FormatUint(r.Seed, 10), r.ConfigHash, strconv.FormatBool(r.Found),
+				ff(r.Time.Seconds()), strconv.Itoa(r.Finder), strconv.Itoa(r.Falls), ff(r.Start.Seconds()), ff(r.Wall.Seconds())}
+			if err := cw.Write(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return writeCSV(filepath.Join(dir, "samples.csv"), func(cw *csv.Writer) error {
+		if err := cw.Write([]string{"trial", "player", "t_s", "x", "y", "heading", "seen", "fallen"}); err != nil {
+			return err
+		}
+		return st.Samples(ctx, func(id string, samples []Sample) error {
+			for _, s := range samples {
+				if err := cw.Write([]string{id, strconv.Itoa(s.Player), ff(s.T.Seconds()), ff(s.X), ff(s.Y), ff(s.Heading),
+					strconv.FormatBool(s.Seen), strconv.FormatBool(s.Fallen)}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+}
+
+func ff(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func writeCSV(path string, fn func(*csv.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	cw := csv.NewWriter(bw)
+	err = fn(cw)
+	cw.Flush()
+	if err == nil {
+		err = cw.Error()
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("experiment: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// Outputs writes everything a campaign's database gives into dir:
+// report.md, routes-<strategy>.png for each strategy, find-times.png,
+// trials.csv and samples.csv. It returns the files written.
+func Outputs(ctx context.Context, st *Store, dir string) ([]string, error) {
+	cfg, ok, err := st.Campaign(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("experiment: %s holds no campaign", st.Path())
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	results, err := st.Results(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	write := func(name string, fn func(io.Writer) error) error {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("experiment: %w", err)
+		}
+		bw := bufio.NewWriter(f)
+		err = fn(bw)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("experiment: writing %s: %w", path, err)
+		}
+		files = append(files, path)
+		return nil
+	}
+	if err := write("report.md", func(w io.Writer) error { return Report(w, &cfg, results) }); err != nil {
+		return files, err
+	}
+	strategyOf := map[string]string{}
+	for _, r := range results {
+		strategyOf[r.ID()] = r.Strategy
+	}
+	for _, s := range cfg.Strategies {
+		name := "routes-" + strings.ReplaceAll(s.Name, string(filepath.Separator), "_") + ".png"
+		n := 0
+		for _, r := range results {
+			if r.Strategy == s.Name {
+				n++
+			}
+		}
+		title := fmt.Sprintf("%s: routes of %d trials", s.Name, n)
+		err := write(name, func(w io.Writer) error {
+			return RoutePlot(w, &cfg, title, func(fn func([]Sample) error) error {
+				return st.Samples(ctx, func(id string, samples []Sample) error {
+					if strategyOf[id] != s.Name {
+						return nil
+					}
+					return fn(samples)
+				})
+			})
+		})
+		if err != nil {
+			return files, err
+		}
+	}
+	if err := write("find-times.png", func(w io.Writer) error { return TimePlot(w, &cfg, results) }); err != nil {
+		return files, err
+	}
+	if err := ExportCSV(ctx, st, dir); err != nil {
+		return files, err
+	}
+	files = append(files, filepath.Join(dir, "trials.csv"), filepath.Join(dir, "samples.csv"))
+	return files, nil
+}

@@ -1,0 +1,400 @@
+package experiment
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
+)
+
+// Store is a campaign's database: an SQLite file holding the campaign's
+// configuration, each strategy's resolved robot configuration, every
+// finished trial and its trajectories. A trial and its samples are one
+// transaction, committed when the trial ends, in a write-ahead log synced
+// on every commit: a killed process loses at most the trials that were
+// running, and rerunning the campaign runs just those.
+type Store struct {
+	db   *sql.DB
+	path string
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS campaign (
+	id     INTEGER PRIMARY KEY CHECK (id = 1),
+	config TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS configs (
+	hash     TEXT PRIMARY KEY,
+	strategy TEXT NOT NULL,
+	config   TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS trials (
+	id          TEXT PRIMARY KEY,
+	idx         INTEGER NOT NULL,
+	strategy    TEXT NOT NULL,
+	position    INTEGER NOT NULL,
+	ball_x      REAL NOT NULL,
+	ball_y      REAL NOT NULL,
+	rep         INTEGER NOT NULL,
+	seed        TEXT NOT NULL,
+	config_hash TEXT NOT NULL,
+	config      TEXT NOT NULL,
+	found       INTEGER NOT NULL,
+	time_ms     INTEGER NOT NULL,
+	finder      INTEGER NOT NULL,
+	falls       INTEGER NOT NULL,
+	start_ms    INTEGER NOT NULL,
+	samples     INTEGER NOT NULL,
+	wall_ms     INTEGER NOT NULL,
+	shard       TEXT NOT NULL,
+	finished    TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS samples (
+	trial   TEXT NOT NULL,
+	player  INTEGER NOT NULL,
+	t_ms    INTEGER NOT NULL,
+	x       REAL NOT NULL,
+	y       REAL NOT NULL,
+	heading REAL NOT NULL,
+	seen    INTEGER NOT NULL,
+	fallen  INTEGER NOT NULL,
+	PRIMARY KEY (trial, player, t_ms)
+) WITHOUT ROWID;
+`
+
+// Open opens (or creates) the database at path.
+func Open(ctx context.Context, path string) (*Store, error) {
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
+		q.Add("_pragma", p)
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("experiment: opening %s: %w", path, err)
+	}
+	// One connection: SQLite has one writer, and ATTACH is per connection.
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("experiment: %s: creating the tables: %w", path, err)
+	}
+	return &Store{db: db, path: path}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("experiment: closing %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Path is the database's file.
+func (s *Store) Path() string { return s.path }
+
+// ErrOtherCampaign: the database holds another campaign's trials.
+var ErrOtherCampaign = errors.New("experiment: the database holds another campaign")
+
+// Begin records the campaign and its strategies' robot configurations in
+// a new database, or checks that an existing one holds the same campaign.
+func (s *Store) Begin(ctx context.Context, cfg *Config) error {
+	want, err := json.Marshal(cfg)
+	if err != nil {
+		return fmt.Errorf("experiment: encoding the campaign: %w", err)
+	}
+	var have string
+	err = s.db.QueryRowContext(ctx, `SELECT config FROM campaign WHERE id = 1`).Scan(&have)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		if _, err := s.db.ExecContext(ctx, `INSERT INTO campaign (id, config) VALUES (1, ?)`, string(want)); err != nil {
+			return fmt.Errorf("experiment: %s: %w", s.path, err)
+		}
+	case err != nil:
+		return fmt.Errorf("experiment: %s: %w", s.path, err)
+	case have != string(want):
+		return fmt.Errorf("%w (%s): it has\n  %s\nthis run is\n  %s", ErrOtherCampaign, s.path, have, want)
+	}
+	for _, st := range cfg.Strategies {
+		rc, err := cfg.robotConfig(st)
+		if err != nil {
+			return err
+		}
+		h, b, err := rc.Hash()
+		if err != nil {
+			return err
+		}
+		if _, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO configs (hash, strategy, config) VALUES (?, ?, ?)`, h, st.Name, string(b)); err != nil {
+			return fmt.Errorf("experiment: %s: %w", s.path, err)
+		}
+	}
+	return nil
+}
+
+// Campaign returns the campaign the database holds (ok false when it
+// holds none).
+func (s *Store) Campaign(ctx context.Context) (cfg Config, ok bool, err error) {
+	var have string
+	err = s.db.QueryRowContext(ctx, `SELECT config FROM campaign WHERE id = 1`).Scan(&have)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Config{}, false, nil
+	}
+	if err != nil {
+		return Config{}, false, fmt.Errorf("experiment: %s: %w", s.path, err)
+	}
+	if err := json.Unmarshal([]byte(have), &cfg); err != nil {
+		return Config{}, false, fmt.Errorf("experiment: %s: the campaign: %w", s.path, err)
+	}
+	return cfg, true, nil
+}
+
+// Done returns the IDs of the finished trials.
+func (s *Store) Done(ctx context.Context) (map[string]bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id FROM trials`)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	done := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("experiment: %s: %w", s.path, err)
+		}
+		done[id] = true
+	}
+	return done, rows.Err()
+}
+
+// trialConfig is what a trial ran with, stored with it: the campaign's
+// protocol, the strategy and its settings, and every seed.
+type trialConfig struct {
+	Strategy      Strategy          `json:"strategy"`
+	ConfigHash    string            `json:"config_hash"`
+	Set           []string          `json:"set,omitempty"`
+	Ball          Point             `json:"ball"`
+	Starts        []Start           `json:"starts"`
+	Limit         string            `json:"limit"`
+	FoundDistance float64           `json:"found_distance"`
+	Reliable      float64           `json:"reliable_distance"`
+	Penalised     string            `json:"penalised"`
+	Seed          string            `json:"seed"`
+	Seeds         map[string]string `json:"seeds"`
+}
+
+func (c *Config) trialConfig(t Trial, hash string) trialConfig {
+	st, _ := c.Strategy(t.Strategy)
+	seeds := map[string]string{
+		"simulator": strconv.FormatUint(subSeed(t.Seed, 0), 10),
+		"network":   strconv.FormatUint(subSeed(t.Seed, 1), 10),
+	}
+	for _, s := range c.Starts {
+		seeds[fmt.Sprintf("perception.%d", s.Player)] = strconv.FormatUint(subSeed(t.Seed, 10+s.Player), 10)
+		seeds[fmt.Sprintf("vision.%d", s.Player)] = strconv.FormatUint(subSeed(t.Seed, 100+s.Player), 10)
+	}
+	return trialConfig{Strategy: st, ConfigHash: hash, Set: c.Set, Ball: t.Ball, Starts: c.Starts,
+		Limit: c.Limit.D().String(), FoundDistance: c.FoundDistance, Reliable: c.ReliableDistance,
+		Penalised: c.Penalised.D().String(), Seed: strconv.FormatUint(t.Seed, 10), Seeds: seeds}
+}
+
+// Save stores a finished trial and its samples in one transaction.
+func (s *Store) Save(ctx context.Context, cfg *Config, r *Result, shard Shard) error {
+	tc, err := json.Marshal(cfg.trialConfig(r.Trial, r.ConfigHash))
+	if err != nil {
+		return fmt.Errorf("experiment: encoding trial %s: %w", r.ID(), err)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("experiment: %s: %w", s.path, err)
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, `INSERT INTO trials (id, idx, strategy, position, ball_x, ball_y, rep, seed, config_hash, config,
+		found, time_ms, finder, falls, start_ms, samples, wall_ms, shard, finished) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		r.ID(), r.Index, r.Strategy, r.Position, r.Ball.X, r.Ball.Y, r.Rep, strconv.FormatUint(r.Seed, 10), r.ConfigHash, string(tc),
+		boolInt(r.Found), r.Time.Milliseconds(), r.Finder, r.Falls, r.Start.Milliseconds(), len(r.Samples), r.Wall.Milliseconds(),
+		shard.String(), time.Now().UTC().Format(time.RFC3339))
+	if err != nil {
+		return fmt.Errorf("experiment: %s: saving trial %s: %w", s.path, r.ID(), err)
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO samples (trial, player, t_ms, x, y, heading, seen, fallen) VALUES (?,?,?,?,?,?,?,?)`)
+	if err != nil {
+		return fmt.Errorf("experiment: %s: %w", s.path, err)
+	}
+	defer stmt.Close()
+	for _, sm := range r.Samples {
+		if _, err := stmt.ExecContext(ctx, r.ID(), sm.Player, sm.T.Milliseconds(), sm.X, sm.Y, sm.Heading, boolInt(sm.Seen), boolInt(sm.Fallen)); err != nil {
+			return fmt.Errorf("experiment: %s: saving trial %s's samples: %w", s.path, r.ID(), err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("experiment: %s: committing trial %s: %w", s.path, r.ID(), err)
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Results returns every stored trial (without samples), in plan order.
+func (s *Store) Results(ctx context.Context) ([]Result, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT idx, strategy, position, ball_x, ball_y, rep, seed, config_hash,
+		found, time_ms, finder, falls, start_ms, wall_ms FROM trials ORDER BY idx`)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var out []Result
+	for rows.Next() {
+		var r Result
+		var seed string
+		var found int
+		var tms, sms, wms int64
+		if err := rows.Scan(&r.Index, &r.Strategy, &r.Position, &r.Ball.X, &r.Ball.Y, &r.Rep, &seed, &r.ConfigHash,
+			&found, &tms, &r.Finder, &r.Falls, &sms, &wms); err != nil {
+			return nil, fmt.Errorf("experiment: %s: %w", s.path, err)
+		}
+		if r.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
+			return nil, fmt.Errorf("experiment: %s: trial %s: seed %q: %w", s.path, r.ID(), seed, err)
+		}
+		r.Found = found != 0
+		r.Time, r.Start, r.Wall = time.Duration(tms)*time.Millisecond, time.Duration(sms)*time.Millisecond, time.Duration(wms)*time.Millisecond
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Samples calls fn with each trial's samples, trial by trial in plan
+// order.
+func (s *Store) Samples(ctx context.Context, fn func(id string, samples []Sample) error) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT s.trial, s.player, s.t_ms, s.x, s.y, s.heading, s.seen, s.fallen
+		FROM samples s JOIN trials t ON t.id = s.trial ORDER BY t.idx, s.player, s.t_ms`)
+	if err != nil {
+		return fmt.Errorf("experiment: %s: %w", s.path, err)
+	}
+	defer rows.Close()
+	var cur string
+	var buf []Sample
+	for rows.Next() {
+		var id string
+		var sm Sample
+		var tms int64
+		var seen, fallen int
+		if err := rows.Scan(&id, &sm.Player, &tms, &sm.X, &sm.Y, &sm.Heading, &seen, &fallen); err != nil {
+			return fmt.Errorf("experiment: %s: %w", s.path, err)
+		}
+		sm.T, sm.Seen, sm.Fallen = time.Duration(tms)*time.Millisecond, seen != 0, fallen != 0
+		if id != cur && len(buf) > 0 {
+			if err := fn(cur, buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		cur = id
+		buf = append(buf, sm)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("experiment: %s: %w", s.path, err)
+	}
+	if len(buf) > 0 {
+		return fn(cur, buf)
+	}
+	return nil
+}
+
+// MergeStats says what a merge did.
+type MergeStats struct {
+	Trials, Duplicates int
+}
+
+// Merge copies the trials of the databases at paths into s. Every one
+// must hold the same campaign as s (s takes the first's when it has none).
+// A trial already in s is skipped if it has the same outcome, and is an
+// error otherwise: the runs were not the same.
+func (s *Store) Merge(ctx context.Context, paths ...string) (MergeStats, error) {
+	var st MergeStats
+	for _, p := range paths {
+		if err := s.mergeOne(ctx, p, &st); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+func (s *Store) mergeOne(ctx context.Context, path string, st *MergeStats) (err error) {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("experiment: merging: %w", err)
+	}
+	src, err := Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	theirs, ok, err := src.Campaign(ctx)
+	src.Close()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("experiment: %s holds no campaign", path)
+	}
+	if err := s.Begin(ctx, &theirs); err != nil {
+		return fmt.Errorf("experiment: merging %s: %w", path, err)
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("experiment: %s: %w", s.path, err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS src`, path); err != nil {
+		return fmt.Errorf("experiment: attaching %s: %w", path, err)
+	}
+	defer func() {
+		if _, derr := conn.ExecContext(context.WithoutCancel(ctx), `DETACH DATABASE src`); derr != nil && err == nil {
+			err = fmt.Errorf("experiment: detaching %s: %w", path, derr)
+		}
+	}()
+	var conflicts int
+	var first sql.NullString
+	if err := conn.QueryRowContext(ctx, `SELECT count(*), min(t.id) FROM src.trials t JOIN main.trials m ON m.id = t.id
+		WHERE m.found != t.found OR m.time_ms != t.time_ms OR m.finder != t.finder OR m.seed != t.seed OR m.config_hash != t.config_hash`).Scan(&conflicts, &first); err != nil {
+		return fmt.Errorf("experiment: merging %s: %w", path, err)
+	}
+	if conflicts > 0 {
+		return fmt.Errorf("experiment: merging %s: %d trials (first %s) are in both databases with different outcomes", path, conflicts, first.String)
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("experiment: merging %s: %w", path, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO main.configs SELECT * FROM src.configs`); err != nil {
+		return fmt.Errorf("experiment: merging %s: %w", path, err)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO main.trials SELECT * FROM src.trials WHERE id NOT IN (SELECT id FROM main.trials)`)
+	if err != nil {
+		return fmt.Errorf("experiment: merging %s: %w", path, err)
+	}
+	n, _ := res.RowsAffected()
+	var total int64
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM src.trials`).Scan(&total); err != nil {
+		return fmt.Errorf("experiment: merging %s: %w", path, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO main.samples SELECT * FROM src.samples`); err != nil {
+		return fmt.Errorf("experiment: merging %s: %w", path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("experiment: merging %s: %w", path, err)
+	}
+	st.Trials += int(n)
+	st.Duplicates += int(total - n)
+	return nil
+}

@@ -266,7 +266,7 @@ func findBall(t *testing.T, strategy string, seed uint64) {
 }
 
 // TestRoleAllocation is issue 7's done-when 2: three robots play with the
-// ball moving (rolled by the trainer every 20 s at 1.5 m/s, and kicked by
+// ball moving (moved or rolled by the trainer every 30 s, and kicked by
 // the striker) under 10 % packet loss: after the first second there is exactly
 // one striker at every tick, and each robot switches role at most twice
 // per minute.
@@ -280,27 +280,50 @@ func TestRoleAllocation(t *testing.T) {
 	tr.waitAll(ctx, t, 2*time.Second) // beamed, standing in SET (BeforeKickOff)
 	start := tr.play(t)
 	rng := rand.New(rand.NewPCG(7, 7))
-	// Every 30 s the ball is rolled from where it is (2 m/s, towards the
-	// inside of the field), or, every other time, put somewhere else on
-	// the field and rolled from there: the striker should change now and
-	// then, not all the time.
+	// Every 30 s the ball moves: every other time it is rolled from where
+	// it is (2 m/s in a random direction, towards the inside of the
+	// field); in between it is put 0.6 m in front of the robot that is
+	// farthest from the striker, so that the striker has reason to change
+	// now and then, but not all the time.
 	const every = 30 * time.Second
 	for k := time.Duration(0); k < run; k += every {
 		if k > 0 {
-			gt, _ := tr.robots[0].Truth()
-			x, y := gt.Ball.X, gt.Ball.Y
-			if (k/every)%2 == 0 {
-				x, y = rng.Float64()*7-3.5, rng.Float64()*5-2.5
+			var x, y, vx, vy float64
+			if (k/every)%2 == 1 {
+				striker := -1
+				for i, p := range tr.probes {
+					p.mu.Lock()
+					if p.state.Role == msg.RoleStriker {
+						striker = i
+					}
+					p.mu.Unlock()
+				}
+				if striker < 0 {
+					t.Fatal("no striker")
+				}
+				sp, _ := tr.robots[striker].Truth()
+				far, farD := 0, -1.0
+				for i, r := range tr.robots {
+					gt, _ := r.Truth()
+					if d := math.Hypot(float64(gt.Pose.X-sp.Pose.X), float64(gt.Pose.Y-sp.Pose.Y)); i != striker && d > farD {
+						far, farD = i, d
+					}
+				}
+				gt, _ := tr.robots[far].Truth()
+				s, c := math.Sincos(float64(gt.Pose.Heading))
+				x, y = float64(gt.Pose.X)+0.6*c, float64(gt.Pose.Y)+0.6*s
+			} else {
+				gt, _ := tr.robots[0].Truth()
+				a := rng.Float64() * 2 * math.Pi
+				x, y, vx, vy = gt.Ball.X, gt.Ball.Y, 2*math.Cos(a), 2*math.Sin(a)
+				if x*vx > 0 && math.Abs(x) > 2.5 {
+					vx = -vx
+				}
+				if y*vy > 0 && math.Abs(y) > 1.5 {
+					vy = -vy
+				}
 			}
 			x, y = min(max(x, -4.2), 4.2), min(max(y, -2.7), 2.7)
-			a := rng.Float64() * 2 * math.Pi
-			vx, vy := 2*math.Cos(a), 2*math.Sin(a)
-			if x*vx > 0 && math.Abs(x) > 2.5 {
-				vx = -vx
-			}
-			if y*vy > 0 && math.Abs(y) > 1.5 {
-				vy = -vy
-			}
 			if err := tr.w.Trainer().MoveBall(x, y, 0.05, vx, vy, 0); err != nil {
 				t.Fatal(err)
 			}

@@ -1,14 +1,19 @@
-// Package real is robotd's real-hardware backend: a NAO v6 through LoLA, or a
-// Festo Robotino through its base controller's serial link. This file holds
-// the configuration and the detection of which robot this is.
+// Package real is robotd's real-hardware backend: it decides which robot
+// this is — a NAO v6 through LoLA (package nao) or a Festo Robotino 3
+// through its base controller's serial link (package robotino) — from the
+// configuration or by probing, and constructs that robot's device.
 package real
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
-	"path/filepath"
+
+	"github.com/robotd/robotd/backends/nao"
+	"github.com/robotd/robotd/backends/robotino"
+	"github.com/robotd/robotd/hal"
 )
 
 // Kind is a kind of robot.
@@ -21,37 +26,56 @@ const (
 	KindRobotino Kind = "robotino"
 )
 
-// Config configures the real backend.
+// Config configures the real backend: which robot, and each robot's
+// backend (the "real" section of robotd's configuration).
 type Config struct {
 	// Kind selects the robot; "auto" probes for it (see Detect).
 	Kind Kind `json:"kind"`
-	// LoLASocket is the path of LoLA's Unix socket on a NAO.
-	LoLASocket string `json:"lola_socket"`
-	// SerialDevice is the Robotino base controller's serial device. Empty
-	// means probing SerialGlob.
-	SerialDevice string `json:"serial_device"`
-	// SerialGlob is where to look for the serial device when probing.
-	SerialGlob string `json:"serial_glob"`
+	// NAO configures the NAO backend (LoLA's socket: nao.socket).
+	NAO nao.Config `json:"nao"`
+	// Robotino configures the Robotino backend (its serial device:
+	// robotino.device, else USB-id detection, else robotino.glob).
+	Robotino robotino.Config `json:"robotino"`
 }
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{Kind: KindAuto, LoLASocket: "/tmp/robocup", SerialGlob: "/dev/ttyACM*"}
+	return Config{Kind: KindAuto, NAO: nao.DefaultConfig(), Robotino: robotino.DefaultConfig()}
+}
+
+// Validate checks the kind and both robots' sections.
+func (c Config) Validate() error {
+	var errs []error
+	switch c.Kind {
+	case KindAuto, KindNAO, KindRobotino:
+	default:
+		errs = append(errs, fmt.Errorf("real: unknown robot kind %q (want auto, nao or robotino)", c.Kind))
+	}
+	if err := c.NAO.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("real: %w", err))
+	}
+	if err := c.Robotino.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("real: %w", err))
+	}
+	return errors.Join(errs...)
 }
 
 // ErrNoHardware is returned when no robot hardware is found.
 var ErrNoHardware = errors.New("no robot hardware found")
 
-// Detect decides which robot this is. With Kind "auto" it probes: a LoLA
-// socket at LoLASocket means a NAO; else a serial device (SerialDevice, or
-// the first match of SerialGlob) means a Robotino. It returns the kind and
-// the path it found.
+// Detect decides which robot this is. A configured kind is taken as it is
+// (a NAO's LoLA may not be up yet; a Robotino's device must be found).
+// With kind "auto" it probes: a Unix socket at nao.socket means a NAO;
+// else a Robotino base controller (robotino.device, or the USB device with
+// the Robotino's ids, or a match of robotino.glob) means a Robotino. It
+// returns the kind and where it found it, or an error wrapping
+// ErrNoHardware that says where it looked.
 func Detect(cfg Config) (Kind, string, error) {
 	switch cfg.Kind {
 	case KindNAO:
-		return KindNAO, cfg.LoLASocket, nil
+		return KindNAO, cfg.NAO.Socket, nil
 	case KindRobotino:
-		dev, err := serialDevice(cfg)
+		dev, err := robotino.FindDevice(cfg.Robotino)
 		if err != nil {
 			return "", "", fmt.Errorf("real: robotino configured: %w", err)
 		}
@@ -60,33 +84,39 @@ func Detect(cfg Config) (Kind, string, error) {
 	default:
 		return "", "", fmt.Errorf("real: unknown robot kind %q (want auto, nao or robotino)", cfg.Kind)
 	}
-	if fi, err := os.Stat(cfg.LoLASocket); err == nil && fi.Mode().Type() == fs.ModeSocket {
-		return KindNAO, cfg.LoLASocket, nil
+	if fi, err := os.Stat(cfg.NAO.Socket); err == nil && fi.Mode().Type() == fs.ModeSocket {
+		return KindNAO, cfg.NAO.Socket, nil
 	}
-	if dev, err := serialDevice(cfg); err == nil {
+	dev, err := robotino.FindDevice(cfg.Robotino)
+	if err == nil {
 		return KindRobotino, dev, nil
 	}
-	where := cfg.SerialDevice
-	if where == "" {
-		where = cfg.SerialGlob
-	}
-	return "", "", fmt.Errorf("real: %w: no LoLA socket at %s and no serial device at %s (set real.kind, or build with -tags sim for the simulator)",
-		ErrNoHardware, cfg.LoLASocket, where)
+	return "", "", fmt.Errorf("real: %w: no LoLA socket at %s, and %w (set real.kind, or build with -tags sim for the simulator)",
+		ErrNoHardware, cfg.NAO.Socket, err)
 }
 
-func serialDevice(cfg Config) (string, error) {
-	if cfg.SerialDevice != "" {
-		if _, err := os.Stat(cfg.SerialDevice); err != nil {
-			return "", fmt.Errorf("serial device: %w", err)
-		}
-		return cfg.SerialDevice, nil
+// New detects the robot (see Detect) and returns its device, its kind
+// and where it was found. The device connects on its first Next.
+func New(cfg Config, log *slog.Logger) (hal.Device, Kind, string, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, "", "", fmt.Errorf("config: %w", err)
 	}
-	m, err := filepath.Glob(cfg.SerialGlob)
+	kind, where, err := Detect(cfg)
 	if err != nil {
-		return "", fmt.Errorf("serial glob %q: %w", cfg.SerialGlob, err)
+		return nil, "", "", err
 	}
-	if len(m) == 0 {
-		return "", fmt.Errorf("no serial device matches %s", cfg.SerialGlob)
+	switch kind {
+	case KindNAO:
+		d, err := nao.New(cfg.NAO, log)
+		if err != nil {
+			return nil, "", "", fmt.Errorf("real: %w", err)
+		}
+		return d, kind, where, nil
+	default:
+		d, err := robotino.New(cfg.Robotino, log, robotino.Options{})
+		if err != nil {
+			return nil, "", "", fmt.Errorf("real: %w", err)
+		}
+		return d, kind, where, nil
 	}
-	return m[0], nil
 }

@@ -18,7 +18,7 @@ var ErrNoDevice = errors.New("no Robotino base controller found")
 
 // listPorts lists the serial ports with their USB ids; a variable so that
 // tests can stand in for sysfs.
-var listPorts = enumerator.GetDetailedPortsList
+var listPorts = func() ([]*enumerator.PortDetails, error) { return enumerator.GetDetailedPortsList() }
 
 // FindDevice returns the base controller's serial device: cfg.Device if
 // set (it must exist); else the serial port whose USB vendor and product

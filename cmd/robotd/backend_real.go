@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/robotd/robotd/backends/real"
@@ -13,12 +12,14 @@ import (
 
 const buildName = "real"
 
-// newBackend constructs the real-hardware backend.
+// newBackend constructs the real-hardware backend: a NAO v6 through LoLA or
+// a Robotino through its serial link, as configured or detected (package
+// real).
 func newBackend(_ context.Context, cfg *Config, log *slog.Logger) (hal.Device, error) {
-	kind, path, err := real.Detect(cfg.Real)
+	dev, kind, where, err := real.New(cfg.Real, log)
 	if err != nil {
 		return nil, err
 	}
-	log.Info("robot detected", "kind", kind, "at", path)
-	return nil, fmt.Errorf("found a %s at %s, but this build has no %s driver yet (robotd issue 9)", kind, path, kind)
+	log.Info("robot detected", "kind", kind, "at", where)
+	return dev, nil
 }

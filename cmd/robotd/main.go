@@ -167,6 +167,11 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	if c, ok := dev.(prometheus.Collector); ok { // the backend's own metrics
+		if err := reg.Register(c); err != nil {
+			return fmt.Errorf("registering the backend's metrics: %w", err)
+		}
+	}
 	board := blackboard.New()
 	r := runner.New(cfg.Runner, dev, board, log, met)
 	r.Add(newModules(cfg)...)

@@ -13,10 +13,24 @@ import (
 // The default build without robot hardware refuses to start, clearly.
 func TestRealBuildWithoutHardware(t *testing.T) {
 	dir := t.TempDir()
-	cfg := writeFile(t, `{"real": {"lola_socket": "`+filepath.Join(dir, "robocup")+`", "serial_glob": "`+filepath.Join(dir, "tty*")+`"}}`)
-	var errOut bytes.Buffer
-	code := run(context.Background(), []string{"-config", cfg}, &bytes.Buffer{}, &errOut)
-	if code != exitFailed || !strings.Contains(errOut.String(), "no robot hardware found") {
-		t.Fatalf("exit %d, stderr %q; want exit 1 and 'no robot hardware found'", code, errOut.String())
+	tests := []struct {
+		name, cfg, want string
+	}{
+		{"nothing found", `{"real": {"nao": {"socket": "` + filepath.Join(dir, "robocup") + `"}, "robotino": {"glob": "` + filepath.Join(dir, "tty*") + `"}}}`,
+			"no robot hardware found"},
+		{"robotino configured, missing", `{"real": {"kind": "robotino", "robotino": {"device": "` + filepath.Join(dir, "ttyACM9") + `"}}}`,
+			"robotino configured"},
+		{"GPIO chip missing", `{"real": {"kind": "robotino", "robotino": {"device": "/dev/null", "gpio": {"chip": "gpiochip-none", "estop_line": "5"}}}}`,
+			"GPIO chip not found"},
+		{"bad backend setting", `{"real": {"nao": {"battery_order": "upside-down"}}}`, "battery_order"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			code := run(context.Background(), []string{"-config", writeFile(t, tc.cfg)}, &bytes.Buffer{}, &errOut)
+			if code != exitFailed || !strings.Contains(errOut.String(), tc.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 1 and %q", code, errOut.String(), tc.want)
+			}
+		})
 	}
 }

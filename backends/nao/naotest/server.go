@@ -158,6 +158,7 @@ type Server struct {
 	changed  chan struct{} // closed and replaced on every change
 	conn     net.Conn
 	conns    int
+	ended    int
 	sent     uint64
 	cmds     []Command
 	errs     []error
@@ -281,6 +282,12 @@ func (s *Server) WaitCommands(ctx context.Context, n int) error {
 	return s.Wait(ctx, func(s *Server) bool { return len(s.cmds) >= n })
 }
 
+// WaitEnded waits until n connections have ended (the client closed
+// them, or the server did) and everything they carried is recorded.
+func (s *Server) WaitEnded(ctx context.Context, n int) error {
+	return s.Wait(ctx, func(s *Server) bool { return s.ended >= n })
+}
+
 // NumCommands is for Wait conditions: the number of commands so far
 // (call only with the lock held, i.e. inside a Wait condition).
 func (s *Server) NumCommands() int { return len(s.cmds) }
@@ -336,6 +343,10 @@ func (s *Server) serve(c net.Conn, id int) {
 		defer s.wg.Done()
 		defer cancel()
 		s.read(c, id, func() uint64 { seqMu.Lock(); defer seqMu.Unlock(); return seq }, answered)
+		s.mu.Lock()
+		s.ended++
+		s.mu.Unlock()
+		s.notify()
 	}()
 	sensors := *s.opts.Sensors
 	buf := make([]byte, 0, 2*lola.SensorPacketSize)

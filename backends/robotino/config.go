@@ -52,8 +52,6 @@ type Config struct {
 	DeadTimeout config.Duration `json:"dead_timeout"`
 	// HandshakeTimeout bounds the start-up exchange (the version strings).
 	HandshakeTimeout config.Duration `json:"handshake_timeout"`
-	// WriteTimeout bounds one write.
-	WriteTimeout config.Duration `json:"write_timeout"`
 	// BackoffMin and BackoffMax bound the wait between attempts to open
 	// the port; it doubles after each failure.
 	BackoffMin config.Duration `json:"backoff_min"`
@@ -139,7 +137,6 @@ func DefaultConfig() Config {
 		ReadTimeout:      config.Duration(200 * time.Millisecond),
 		DeadTimeout:      config.Duration(2 * time.Second),
 		HandshakeTimeout: config.Duration(time.Second),
-		WriteTimeout:     config.Duration(100 * time.Millisecond),
 		BackoffMin:       config.Duration(100 * time.Millisecond),
 		BackoffMax:       config.Duration(2 * time.Second),
 		CriticalErrors:   25,
@@ -178,7 +175,7 @@ func (c Config) Validate() error {
 		name string
 		v    config.Duration
 	}{{"period", c.Period}, {"read_timeout", c.ReadTimeout}, {"dead_timeout", c.DeadTimeout},
-		{"handshake_timeout", c.HandshakeTimeout}, {"write_timeout", c.WriteTimeout},
+		{"handshake_timeout", c.HandshakeTimeout},
 		{"backoff_min", c.BackoffMin}, {"backoff_max", c.BackoffMax}, {"deadman_time", c.DeadmanTime}} {
 		if d.v.D() <= 0 {
 			bad("%s %v must be positive", d.name, d.v.D())

@@ -321,6 +321,23 @@ func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
 	b.start()
 	b.replyDue = false // one answer per map: a map Commit skipped stays unanswered
 	for {
+		// Take what has arrived before judging silence: a slow tick must
+		// not make LoLA look silent.
+		select {
+		case ev := <-b.events:
+			b.handle(ev)
+			continue
+		case f := <-b.frames:
+			at, ok := b.take(f)
+			if !ok {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return hal.Tick{}, err
+			}
+			return b.connectedTick(at), nil
+		default:
+		}
 		pace := b.lastWall.Add(b.cfg.Period.D())
 		var deadline time.Time
 		switch {

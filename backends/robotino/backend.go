@@ -458,6 +458,7 @@ func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
 	}
 	b.start()
 	for {
+		b.takeWaiting() // before judging a reply late: a slow tick must not make the base look silent
 		now := time.Now()
 		pace := b.lastWall.Add(b.cfg.Period.D())
 		if b.replied && !now.Before(pace) {
@@ -495,16 +496,22 @@ func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
 		case f := <-b.frames:
 			b.timer.Stop()
 			b.take(f)
-		drain:
-			for {
-				select {
-				case f := <-b.frames:
-					b.take(f)
-				default:
-					break drain
-				}
-			}
 		case <-b.timer.C:
+		}
+	}
+}
+
+// takeWaiting handles the events and frames that have arrived, without
+// waiting.
+func (b *Backend) takeWaiting() {
+	for {
+		select {
+		case ev := <-b.events:
+			b.handle(ev)
+		case f := <-b.frames:
+			b.take(f)
+		default:
+			return
 		}
 	}
 }

@@ -56,6 +56,7 @@ func testConfig(link string) robotino.Config {
 	c.BackoffMin = config.Duration(5 * time.Millisecond)
 	c.BackoffMax = config.Duration(20 * time.Millisecond)
 	c.DeadmanTime = config.Duration(time.Hour)
+	c.ReadTimeout = config.Duration(time.Second) // no late reply unless a test wants one
 	return c
 }
 
@@ -781,7 +782,7 @@ func TestCriticalErrorsReopen(t *testing.T) {
 // disconnected ticks; when it answers again the ticks are connected.
 func TestSilentBase(t *testing.T) {
 	leakCheck(t)
-	r := newRig(t, robotinotest.Options{}, func(c *robotino.Config) { c.ReadTimeout = config.Duration(30 * time.Millisecond) })
+	r := newRig(t, robotinotest.Options{}, func(c *robotino.Config) { c.ReadTimeout = config.Duration(150 * time.Millisecond) })
 	fwd := &hal.BaseVelocity{VX: 0.1}
 	r.until(true, fwd)
 	r.tick(fwd)

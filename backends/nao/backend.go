@@ -561,13 +561,17 @@ func (b *Backend) send(cmd command) error {
 // (with the measured angles as targets). It sends one such map at once if
 // LoLA is connected, then answers up to Config.SafeConfirm further sensor
 // maps the same way until LoLA reports every joint's stiffness at 0, all
-// within ctx. It returns an error if it could not send, or LoLA did not
-// confirm in time.
+// within ctx. It returns an error if it could not send, LoLA did not
+// confirm in time, or LoLA, once reached, is not connected now; with no
+// connection ever made there is nothing to do.
 func (b *Backend) SafeState(ctx context.Context) error {
 	b.safe = true
 	b.c.limp.Store(true)
 	if b.conn == nil {
-		return nil
+		if b.everLive {
+			return errors.New("nao: safe state: LoLA is not connected, stiffness 0 cannot be sent")
+		}
+		return nil // never connected: nothing was ever stiffened
 	}
 	limp := command{limp: true}
 	if err := b.send(limp); err != nil {

@@ -11,6 +11,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -745,5 +746,21 @@ func BenchmarkTick(b *testing.B) {
 		if err := dev.Commit(ctx); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSafeStateAfterLoLAWent: a LoLA that was reached and is gone cannot
+// be made safe, and SafeState says so.
+func TestSafeStateAfterLoLAWent(t *testing.T) {
+	leakCheck(t)
+	sock := sockPath(t)
+	srv := startServer(t, sock, naotest.Options{LockStep: true})
+	b := newBackend(t, testConfig(sock))
+	ctx := ctxGuard(t)
+	untilConnected(t, ctx, b, true)
+	srv.Close()
+	untilConnected(t, ctx, b, false)
+	if err := b.SafeState(ctx); err == nil || !strings.Contains(err.Error(), "LoLA is not connected") {
+		t.Fatalf("SafeState: %v", err)
 	}
 }

@@ -844,13 +844,20 @@ func (b *Backend) updateLED() {
 
 // SafeState implements hal.Device: it sends zero set-points for all four
 // motors at once and switches the status LED off; the motors stay stopped
-// for good.
+// for good. It returns an error if the base, once reached, is not
+// reachable now (the base keeps its last set-points by itself).
 func (b *Backend) SafeState(ctx context.Context) error {
 	b.safe = true
 	b.c.stopped.Store(true)
 	b.updateLED()
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("robotino: safe state: %w", err)
+	}
+	if b.port == nil {
+		if b.everLive {
+			return errors.New("robotino: safe state: the base controller is not reachable; it keeps its last set-points")
+		}
+		return nil // never connected: nothing was ever set moving
 	}
 	if err := b.sendStop(true); err != nil {
 		return fmt.Errorf("robotino: safe state: %w", err)

@@ -805,6 +805,13 @@ func TestSilentBase(t *testing.T) {
 	if got := metric(t, r.b, "robotd_robotino_reply_timeouts_total", "", ""); got != 1 {
 		t.Errorf("timeouts %v", got)
 	}
+	// A base that was reached and is gone cannot be stopped: SafeState
+	// says so.
+	r.ctl.Close()
+	r.until(false, nil)
+	if err := r.b.SafeState(r.ctx); err == nil || !strings.Contains(err.Error(), "not reachable") {
+		t.Fatalf("SafeState with the base gone: %v", err)
+	}
 }
 
 // TestGPIOConfig: without GPIO lines no chip is needed; with one, a

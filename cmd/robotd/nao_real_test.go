@@ -280,6 +280,8 @@ func TestRealDaemonOnFakeLoLA(t *testing.T) {
 	}
 	d.waitMetric(ctx, "robotd_backend_connected", func(v float64) bool { return v == 1 })
 	d.waitMetric(ctx, "robotd_backend_reconnects_total", func(v float64) bool { return v >= 1 })
+	total, _ := d.metric("robotd_ticks_total")
+	t.Logf("before shutdown: %v ticks in all, %d commands on the second LoLA", total, len(srv2.Commands()))
 
 	// 5. Shutdown: from the command during which it started, every later
 	// command has stiffness 0, and there is one (the safe state).

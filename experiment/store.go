@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver ("sqlite")
@@ -72,7 +73,7 @@ CREATE TABLE IF NOT EXISTS samples (
 // Open opens (or creates) the database at path.
 func Open(ctx context.Context, path string) (*Store, error) {
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)"} {
+	for _, p := range []string{"busy_timeout(10000)", "synchronous(FULL)"} {
 		q.Add("_pragma", p)
 	}
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
@@ -81,9 +82,29 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	// One connection: SQLite has one writer, and ATTACH is per connection.
 	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	// Switching to the write-ahead log needs the database to itself, and
+	// SQLite does not wait for that: another process opening the same new
+	// database (a report while the campaign starts) is retried.
+	var err2 error
+	for attempt := 0; attempt < 100; attempt++ {
+		if _, err2 = db.ExecContext(ctx, `PRAGMA journal_mode=WAL`); err2 == nil {
+			if _, err2 = db.ExecContext(ctx, schema); err2 == nil {
+				break
+			}
+		}
+		if !strings.Contains(err2.Error(), "SQLITE_BUSY") {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			db.Close()
+			return nil, fmt.Errorf("experiment: opening %s: %w", path, ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if err2 != nil {
 		db.Close()
-		return nil, fmt.Errorf("experiment: %s: creating the tables: %w", path, err)
+		return nil, fmt.Errorf("experiment: %s: creating the tables: %w", path, err2)
 	}
 	return &Store{db: db, path: path}, nil
 }

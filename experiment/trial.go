@@ -269,10 +269,12 @@ func simConfig(c sim.Config) sim.Config {
 	return c
 }
 
-// trainer sends a trainer command before any robot is there and waits
-// until the server has carried it out: on the embedded simulator by its
-// counters (with no robot connected a command is a step of its own, so
-// the robots join in a known cycle), on a server by a monitor message.
+// trainer sends a trainer command before any robot is there. On the
+// embedded simulator it waits until the command was carried out, by the
+// simulator's counters: with no robot connected a command is a step of its
+// own, so the robots then join in a known cycle. A server gets a moment
+// to take it (a sync-mode server without agents may not step, nor send
+// monitor messages).
 func (e *trialEnv) trainer(ctx context.Context, g *gate, srv *simserver.Server, tr *simrun.Trainer, send func() error) error {
 	before := int64(0)
 	if srv != nil {
@@ -282,10 +284,10 @@ func (e *trialEnv) trainer(ctx context.Context, g *gate, srv *simserver.Server, 
 		return err
 	}
 	if srv == nil {
-		if err := tr.WaitUpdate(ctx, 5*time.Second); err != nil {
+		if err := tr.WaitUpdate(ctx, 200*time.Millisecond); err != nil && ctx.Err() != nil {
 			return err
 		}
-		return tr.WaitUpdate(ctx, 5*time.Second)
+		return nil
 	}
 	tk := time.NewTicker(time.Millisecond)
 	defer tk.Stop()

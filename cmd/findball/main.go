@@ -88,6 +88,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	var strategies, sets listFlag
 	fs.Var(&strategies, "strategy", "a strategy, `name[:key=value;...]` (repeatable; replaces the default 2016 and 2017); without settings the name is behaviour.search.strategy")
 	fs.Var(&sets, "set", "change every robot's configuration, `key=value` with robotd's dotted keys (repeatable, added to the campaign's)")
+	robots := fs.Int("robots", 0, "use the first `n` robots of thesis table 5.1 (default 3; 1: robot 2 alone, as the thesis' single-robot runs)")
 	balls := fs.String("balls", "", "a file of ball positions, one `x y` per line (mm, or m), instead of thesis table 5.2")
 	trials := fs.Int("trials", 0, "trials per ball position and strategy (default 10)")
 	limit := fs.Duration("limit", 0, "time limit of a trial, simulation time (default 3m0s)")
@@ -131,6 +132,12 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 			return err
 		}
 		cfg.Balls = pts
+	}
+	if set["robots"] {
+		if *robots < 1 || *robots > len(experiment.ThesisStarts) {
+			return fmt.Errorf("-robots %d: want 1 to %d", *robots, len(experiment.ThesisStarts))
+		}
+		cfg.Starts = append([]experiment.Start(nil), experiment.ThesisStarts[:*robots]...)
 	}
 	if set["trials"] {
 		cfg.Trials = *trials

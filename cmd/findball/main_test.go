@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/experiment"
+	"github.com/robotd/robotd/internal/leaktest"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// TestPrintConfig: the defaults are the thesis' experiment, and flags
+// change the campaign.
+func TestPrintConfig(t *testing.T) {
+	dir := t.TempDir()
+	balls := filepath.Join(dir, "balls.txt")
+	if err := os.WriteFile(balls, []byte("1000 500\n-2000 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		check func(t *testing.T, c experiment.Config)
+		err   string
+	}{
+		{name: "defaults", check: func(t *testing.T, c experiment.Config) {
+			if len(c.Balls) != 10 || len(c.Starts) != 3 || c.Trials != 10 || c.Limit.D().Seconds() != 180 || c.FoundDistance != 0.3 ||
+				c.ReliableDistance != 2.5 || len(c.Strategies) != 2 || c.Strategies[0].Name != "2016" || c.Strategies[1].Name != "2017" {
+				t.Errorf("defaults: %+v", c)
+			}
+		}},
+		{name: "flags", args: []string{"-trials", "3", "-limit", "60s", "-reliable-distance", "3", "-found-distance", "0.25", "-seed", "9",
+			"-strategy", "2017", "-strategy", "wide:behaviour.search.strategy=2017;sim.vision.fov_deg=90", "-balls", balls, "-set", "behaviour.walk.speed=0.2"},
+			check: func(t *testing.T, c experiment.Config) {
+				if c.Trials != 3 || c.Limit.D().Seconds() != 60 || c.ReliableDistance != 3 || c.FoundDistance != 0.25 || c.Seed != 9 {
+					t.Errorf("flags: %+v", c)
+				}
+				if len(c.Strategies) != 2 || c.Strategies[1].Name != "wide" || len(c.Strategies[1].Set) != 2 {
+					t.Errorf("strategies: %+v", c.Strategies)
+				}
+				if len(c.Balls) != 2 || c.Balls[0] != (experiment.Point{X: 1, Y: 0.5}) {
+					t.Errorf("balls: %+v", c.Balls)
+				}
+				if c.Set[len(c.Set)-1] != "behaviour.walk.speed=0.2" {
+					t.Errorf("set: %v", c.Set)
+				}
+			}},
+		{name: "unknown setting", args: []string{"-set", "behaviour.nope=1"}, err: "behaviour.nope"},
+		{name: "bad strategy", args: []string{"-strategy", "2019"}, err: "search.strategy"},
+		{name: "bad shard", args: []string{"-shard", "2/2"}, err: "shard"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			args := append([]string{"run", "-print-config"}, tc.args...)
+			if tc.name == "bad shard" {
+				args = append([]string{"run", "-db", filepath.Join(dir, "x.db")}, tc.args...)
+			}
+			err := run(context.Background(), args, &out, &errb, env(nil))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one with %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err, errb.String())
+			}
+			var c experiment.Config
+			if err := json.Unmarshal(out.Bytes(), &c); err != nil {
+				t.Fatal(err)
+			}
+			tc.check(t, c)
+		})
+	}
+	if err := run(context.Background(), []string{"frobnicate"}, &bytes.Buffer{}, &bytes.Buffer{}, env(nil)); err == nil {
+		t.Error("an unknown command was accepted")
+	}
+}
+
+// TestShardedRun runs a two-trial campaign as two shards of a Kubernetes
+// indexed Job would (the shard from the environment), merges their
+// databases and reports.
+func TestShardedRun(t *testing.T) {
+	defer leaktest.Check(t)()
+	dir := t.TempDir()
+	cfg := experiment.DefaultConfig()
+	cfg.Starts = cfg.Starts[:1]
+	cfg.Balls = []experiment.Point{{X: -3.25, Y: 2.2}}
+	cfg.Strategies = cfg.Strategies[1:]
+	cfg.Trials = 2
+	cfg.Limit = config.Duration(5 * time.Second)
+	b, err := json.Marshal(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "campaign.json")
+	if err := os.WriteFile(cfgPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i, idx := range []string{"0", "1"} {
+		var out, errb bytes.Buffer
+		db := filepath.Join(dir, "shard"+idx+".db")
+		err := run(ctx, []string{"-config", cfgPath, "-db", db, "-parallel", "1"}, &out, &errb,
+			env(map[string]string{"JOB_COMPLETION_INDEX": idx, "JOB_COMPLETIONS": "2"}))
+		if err != nil {
+			t.Fatal(err, errb.String())
+		}
+		if want := "holds 1 of the campaign's 2 trials (shard " + idx + "/2 done)"; !strings.Contains(out.String(), want) {
+			t.Errorf("shard %d: %q, want %q", i, out.String(), want)
+		}
+	}
+	var out bytes.Buffer
+	merged := filepath.Join(dir, "all.db")
+	if err := run(ctx, []string{"merge", "-db", merged, filepath.Join(dir, "shard0.db"), filepath.Join(dir, "shard1.db")}, &out, &bytes.Buffer{}, env(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "merged 2 trials (0 already there)") {
+		t.Errorf("merge: %q", out.String())
+	}
+	out.Reset()
+	outDir := filepath.Join(dir, "out")
+	if err := run(ctx, []string{"report", "-db", merged, "-out", outDir}, &out, &bytes.Buffer{}, env(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "| 1 | 2 | 2 | 0 |") || !strings.Contains(out.String(), "2 of 2 trials stored") {
+		t.Errorf("report:\n%s", out.String())
+	}
+	for _, f := range []string{"report.md", "routes-2017.png", "find-times.png", "trials.csv", "samples.csv"} {
+		if st, err := os.Stat(filepath.Join(outDir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -164,7 +165,7 @@ func (l *gateListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	gc := &gateConn{Conn: c, g: l.g, agent: l.agent, last: math.Inf(-1)}
+	gc := &gateConn{Conn: c, in: bufio.NewReaderSize(c, 64<<10), g: l.g, agent: l.agent, last: math.Inf(-1)}
 	l.g.mu.Lock()
 	if l.agent {
 		l.g.agents = append(l.g.agents, gc)
@@ -183,6 +184,7 @@ const maxGateFrame = 1 << 20
 // frame at a time.
 type gateConn struct {
 	net.Conn
+	in    *bufio.Reader // frames arrive whole: one read each
 	g     *gate
 	agent bool
 
@@ -230,7 +232,7 @@ func (c *gateConn) Read(p []byte) (int, error) {
 // next reads one whole frame from the connection.
 func (c *gateConn) next() error {
 	var hdr [4]byte
-	if _, err := io.ReadFull(c.Conn, hdr[:]); err != nil {
+	if _, err := io.ReadFull(c.in, hdr[:]); err != nil {
 		return err
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
@@ -242,7 +244,7 @@ func (c *gateConn) next() error {
 	}
 	c.buf = c.buf[:int(n)+4]
 	copy(c.buf, hdr[:])
-	if _, err := io.ReadFull(c.Conn, c.buf[4:]); err != nil {
+	if _, err := io.ReadFull(c.in, c.buf[4:]); err != nil {
 		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}

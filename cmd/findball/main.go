@@ -98,7 +98,9 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	sample := fs.Duration("sample", 0, "trajectory sampling interval (default 500ms)")
 	seed := fs.Uint64("seed", 0, "the campaign's seed (default 1)")
 	shardFlag := fs.String("shard", "", "run shard `i/n` of the campaign (default: JOB_COMPLETION_INDEX with JOB_COMPLETIONS, or SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT; else all)")
-	parallel := fs.Int("parallel", runtime.NumCPU(), "trials at once, each on its own embedded simulator")
+	// A trial's simulator and robots wait on each other every cycle, so one
+	// trial more than there are cores keeps the cores busy.
+	parallel := fs.Int("parallel", runtime.NumCPU()+1, "trials at once, each on its own embedded simulator")
 	server := fs.String("server", getenv(simrun.EnvVar), "attach to a running SimSpark server, `agent-host:port,trainer-host:port` (default $"+simrun.EnvVar+"; empty: the embedded simulator)")
 	verbose := fs.Bool("v", false, "log the simulators' and robots' information messages too")
 	if err := fs.Parse(args); err != nil {

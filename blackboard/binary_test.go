@@ -281,6 +281,12 @@ var entryTypes = []struct {
 	{"msg.BodySensors", roundTrip[msg.BodySensors]},
 	{"msg.TeamBall", roundTrip[msg.TeamBall]},
 	{"msg.TeamBallReports", roundTrip[msg.TeamBallReports]},
+	{"msg.RoleState", roundTrip[msg.RoleState]},
+	{"msg.BehaviourPath", roundTrip[msg.BehaviourPath]},
+	{"msg.SearchState", roundTrip[msg.SearchState]},
+	{"msg.TeamOut", roundTrip[msg.TeamOut]},
+	{"msg.GameControl", roundTrip[msg.GameControl]},
+	{"msg.Teammates", roundTrip[msg.Teammates]},
 }
 
 func TestCodecRoundTripBitExact(t *testing.T) {

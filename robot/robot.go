@@ -7,6 +7,8 @@ package robot
 import (
 	"fmt"
 
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/modules/base"
 	"github.com/robotd/robotd/modules/behaviour"
 	"github.com/robotd/robotd/modules/motion"
 	"github.com/robotd/robotd/modules/perception"
@@ -21,6 +23,9 @@ type Config struct {
 	Perception perception.Config `json:"perception"`
 	Behaviour  behaviour.Config  `json:"behaviour"`
 	Motion     motion.Config     `json:"motion"`
+	// Base is the omnidirectional base's motion (a Robotino), which
+	// stands in for Motion on a robot without legs.
+	Base base.Config `json:"base"`
 	// TeamComm and GameController configure the network modules
 	// (StartNetwork, TeamModules).
 	TeamComm       TeamCommConfig       `json:"teamcomm"`
@@ -34,6 +39,7 @@ func DefaultConfig() Config {
 		Perception: perception.DefaultConfig(),
 		Behaviour:  behaviour.DefaultConfig(),
 		Motion:     motion.DefaultConfig(),
+		Base:       base.DefaultConfig(),
 
 		TeamComm:       DefaultTeamCommConfig(),
 		GameController: DefaultGameControllerConfig(),
@@ -48,17 +54,55 @@ func (c *Config) Validate() error {
 	if err := c.Behaviour.Validate(); err != nil {
 		return err
 	}
+	if err := c.Base.Validate(); err != nil {
+		return err
+	}
 	return nil
 }
 
-// Modules builds the robot's modules from cfg: the ones without I/O of
-// their own, which a replay reruns. The network's modules come from
-// StartNetwork (or TeamModules). The runner orders them by what they read
-// and write; the slice order is only the tie-break.
-func Modules(cfg *Config) []runner.Module {
-	return []runner.Module{
+// Body is what a robot moves with, which decides its motion module.
+type Body uint8
+
+// Bodies.
+const (
+	// Legs: a NAO (or the simulated one); package motion drives the
+	// joints.
+	Legs Body = iota
+	// OmniBase: a Robotino; package base drives the wheels.
+	OmniBase
+)
+
+func (b Body) String() string {
+	if b == OmniBase {
+		return "omnidirectional base"
+	}
+	return "legs"
+}
+
+// BodyOf returns the body of a backend: OmniBase if it drives an
+// omnidirectional base and no joints, else Legs.
+func BodyOf(dev hal.Device) Body {
+	_, joints := dev.(hal.JointActuator)
+	if _, omni := dev.(hal.OmniBase); omni && !joints {
+		return OmniBase
+	}
+	return Legs
+}
+
+// Modules builds a legged robot's modules from cfg (ModulesFor with Legs).
+func Modules(cfg *Config) []runner.Module { return ModulesFor(cfg, Legs) }
+
+// ModulesFor builds the modules of a robot with body b from cfg: the ones
+// without I/O of their own, which a replay reruns. The network's modules
+// come from StartNetwork (or TeamModules). The runner orders them by what
+// they read and write; the slice order is only the tie-break.
+func ModulesFor(cfg *Config, b Body) []runner.Module {
+	mods := []runner.Module{
 		perception.New(cfg.Perception),
 		behaviour.New(cfg.Behaviour),
-		motion.New(cfg.Motion),
 	}
+	if b == OmniBase {
+		return append(mods, base.New(cfg.Base))
+	}
+	return append(mods, motion.New(cfg.Motion))
 }

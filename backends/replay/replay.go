@@ -31,6 +31,8 @@ type input[T any] struct {
 	idx   int // in the recording's schema; -1 if not recorded
 	codec *blackboard.Codec[T]
 	val   T
+	// written is the tick the recorded value was written in.
+	written uint64
 }
 
 func bind[T any](b *Backend, in *input[T], k blackboard.Key[T]) error {
@@ -55,6 +57,7 @@ func bind[T any](b *Backend, in *input[T], k blackboard.Key[T]) error {
 
 func (in *input[T]) decode(r *blackboard.Record) error {
 	v := r.Entries[in.idx].Value
+	in.written = r.Entries[in.idx].Tick
 	n, err := in.codec.Decode(v, &in.val)
 	if err != nil {
 		return fmt.Errorf("replay: entry %q: %w", in.name, err)
@@ -316,4 +319,87 @@ func (c *Checker) Result() (Result, error) {
 		Gaps:      c.b.gaps,
 		Truncated: c.b.src.Truncated(),
 	}, c.err
+}
+
+// Feed is a module that writes entries as recorded. In a replay it stands
+// in for a module whose input came from outside the recording: the
+// network's (team messages, GameController packets), which a replay cannot
+// receive again. It takes the recorded module's name, so that the replayed
+// board's writers match the recording's, and writes an entry in the ticks
+// the recorded module wrote it, so that the entry's Meta matches too.
+type Feed struct {
+	b       *Backend
+	name    string
+	entries []feedEntry
+	errs    []error
+}
+
+type feedEntry interface {
+	wire(board *blackboard.Board, module string) error
+	tick(seq uint64)
+}
+
+type fed[T any] struct {
+	key blackboard.Key[T]
+	in  input[T]
+	w   *blackboard.Writer[T]
+}
+
+func (f *fed[T]) wire(board *blackboard.Board, module string) error {
+	var err error
+	f.w, err = blackboard.Write(board, module, f.key)
+	return err
+}
+
+func (f *fed[T]) tick(seq uint64) {
+	if f.in.written == seq {
+		f.w.Set(f.in.val)
+	}
+}
+
+// NewFeed returns a module named name, replaying b's recording, that
+// writes nothing until entries are added (AddFeed).
+func NewFeed(b *Backend, name string) *Feed { return &Feed{b: b, name: name} }
+
+// AddFeed makes f write entry k as recorded. The error, if any, is also
+// returned by f's Wire: the recording does not have k, or has it with a
+// layout this build's type does not have.
+func AddFeed[T any](f *Feed, k blackboard.Key[T]) error {
+	if f.b.schema.Index(k.Name()) < 0 {
+		err := fmt.Errorf("replay: the recording has no %q entry for %s", k.Name(), f.name)
+		f.errs = append(f.errs, err)
+		return err
+	}
+	e := &fed[T]{key: k}
+	if err := bind(f.b, &e.in, k); err != nil {
+		f.errs = append(f.errs, err)
+		return err
+	}
+	f.entries = append(f.entries, e)
+	return nil
+}
+
+// Name implements runner.Module.
+func (f *Feed) Name() string { return f.name }
+
+// Wire implements runner.Module.
+func (f *Feed) Wire(board *blackboard.Board) error {
+	if err := errors.Join(f.errs...); err != nil {
+		return err
+	}
+	for _, e := range f.entries {
+		if err := e.wire(board, f.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Tick implements runner.Module: it writes the entries the recorded module
+// wrote in the tick being replayed.
+func (f *Feed) Tick(t hal.Tick) error {
+	for _, e := range f.entries {
+		e.tick(f.b.split.Tick)
+	}
+	return nil
 }

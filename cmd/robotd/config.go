@@ -93,7 +93,7 @@ func DefaultEmbeddedConfig() EmbeddedConfig {
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{
+	c := Config{
 		Robot:  RobotConfig{TeamName: "robotd", TeamNumber: 1, Player: 1},
 		Log:    LogConfig{Level: "info", Format: "text"},
 		Config: robot.DefaultConfig(),
@@ -101,6 +101,8 @@ func DefaultConfig() Config {
 		Sim:    SimConfig{Mode: "auto", Config: sim.DefaultConfig(), Embedded: DefaultEmbeddedConfig()},
 		Record: DefaultRecordConfig(),
 	}
+	c.identify()
+	return c
 }
 
 // MetricsAddr returns the metrics listener's address.
@@ -117,6 +119,12 @@ func (c *Config) SimBackend() sim.Config {
 	s := c.Sim.Config
 	s.Team, s.Player = c.Robot.TeamName, c.Robot.Player
 	return s
+}
+
+// identify gives the modules the robot's team and player numbers
+// (robot.Identify), which the robot section sets.
+func (c *Config) identify() {
+	robot.Identify(&c.Config, c.Robot.TeamNumber, c.Robot.Player)
 }
 
 // DefaultMetricsPort is 10000 + 100·team + player: team 1 player 2 gets 10102.

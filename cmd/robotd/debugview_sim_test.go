@@ -12,11 +12,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,7 +29,11 @@ import (
 	"github.com/robotd/robotd/debugview"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/internal/leaktest"
+	"github.com/robotd/robotd/msg"
+	"github.com/robotd/robotd/robot"
 	"github.com/robotd/robotd/runner"
+	"github.com/robotd/robotd/simrun"
+	"github.com/robotd/robotd/teamcomm"
 )
 
 // screenshotPath and replayScreenshotPath are where
@@ -49,11 +53,8 @@ const (
 // /tmp/robotd-debugview.png. Then it
 // serves the first robot's recording with `robotd replay -serve`, moves the
 // page's time slider and saves /tmp/robotd-debugview-replay.png.
-//
-// Until behaviour publishes "behaviour.search", the test adds a stand-in
-// module that publishes a grid and a search target in the shape the page
-// reads (see package debugview); once behaviour does, the stand-in is left
-// out and the real grid must be drawn.
+// The grid, the targets, the role and the behaviour path are behaviour's
+// own (msg.SearchKey, msg.RoleKey, msg.PathKey).
 func TestDebugPageInChromium(t *testing.T) {
 	browser := chromium(t)
 	defer leaktest.Check(t)()
@@ -63,16 +64,29 @@ func TestDebugPageInChromium(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	cfg := DefaultConfig()
 	cfg.Robot.Player = 1
+	cfg.identify()
 	cfg.Metrics.Addr = "127.0.0.1:0"
 	cfg.Sim.Mode = "embedded"
-	cfg.Sim.Port, cfg.Sim.Embedded.MonitorPort = freePort(t), 0
+	cfg.Sim.Port, cfg.Sim.Embedded.MonitorPort = freePort(t), freePort(t)
 	cfg.Record.Enabled, cfg.Record.Dir = true, t.TempDir()
-	var extra []runner.Module
-	if !writes(t, &cfg, debugview.SearchEntry) {
-		t.Logf("behaviour does not write %q yet: a stand-in module publishes a search grid", debugview.SearchEntry)
-		extra = append(extra, &searchStandIn{})
+	for _, e := range []string{debugview.SearchEntry, msg.RoleKey.Name(), msg.PathKey.Name()} {
+		if !writes(t, &cfg, e) {
+			t.Fatalf("the daemon's modules do not write %q, which the page shows", e)
+		}
 	}
-	one := startRobot(ctx, t, &cfg, log, extra...)
+	// The robots talk through a team hub, as robots on one machine do; the
+	// game state is the simulator's.
+	hub, err := teamcomm.NewHub(teamcomm.HubConfig{Addr: "127.0.0.1:0"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hubCtx, stopHub := context.WithCancel(ctx)
+	var hubWG sync.WaitGroup
+	hubWG.Go(func() { _ = hub.Run(hubCtx) })
+	defer hubWG.Wait()
+	defer stopHub()
+	cfg.TeamComm.UDP.Hub, cfg.GameController.Enabled = hub.Addr(), false
+	one := startRobot(ctx, t, &cfg, log)
 	stopOne := sync.OnceFunc(func() { one.stop(t) })
 	defer stopOne()
 
@@ -82,8 +96,31 @@ func TestDebugPageInChromium(t *testing.T) {
 	cfg2.Sim.Mode = "server" // robot 1's embedded simulator
 	cfg2.Sim.Port = cfg.Sim.Port
 	cfg2.Sim.Beam.X, cfg2.Sim.Beam.Y, cfg2.Sim.Beam.Deg = -3, 1.5, -30
+	cfg2.TeamComm.UDP.Hub, cfg2.GameController.Enabled = hub.Addr(), false
+	cfg2.identify()
 	two := startRobot(ctx, t, &cfg2, log)
 	defer two.stop(t)
+
+	// Play on, with the ball in the far corner, beyond what the robots'
+	// vision reports: they search for it, and the page shows their targets.
+	tr, err := simrun.DialTrainer(ctx, fmt.Sprintf("127.0.0.1:%d", cfg.Sim.Embedded.MonitorPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	// Both robots have to be in (and beamed: the server moves them only
+	// before the kick-off): the ball, then four nodes per robot.
+	for beamed := 0; beamed < 20; {
+		if err := tr.WaitUpdate(ctx, 10*time.Second); err != nil {
+			t.Fatalf("waiting for both robots in the simulator: %v", err)
+		}
+		if len(tr.State().Nodes) >= 1+4*2 {
+			beamed++
+		}
+	}
+	if err := errors.Join(tr.PlayMode("PlayOn"), tr.MoveBall(4.2, -2.7, 0.05, 0, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
 
 	page := fmt.Sprintf("http://%s/?robots=self,%s", one.addr, two.addr)
 	cr := launchChromium(ctx, t, browser)
@@ -149,6 +186,29 @@ func TestDebugPageInChromium(t *testing.T) {
 	var entries, timings int
 	if _, err := fmt.Sscanf(panels, "%d %d", &entries, &timings); err != nil || entries < 20 || timings < 4 {
 		t.Errorf("panels: %q; want ≥ 20 blackboard rows and ≥ 4 timing rows (tick, perception, behaviour, motion)", panels)
+	}
+	// Behaviour's role and path, as the page shows them: a role name, and
+	// the tree's active path from its root.
+	var rolePath string
+	if err := sess.eval(ctx, `document.getElementById('role').textContent + '|' +
+		Array.from(document.querySelectorAll('#path .chip')).map((c) => c.textContent).join('/')`, &rolePath); err != nil {
+		t.Fatal(err)
+	}
+	role, path, _ := strings.Cut(rolePath, "|")
+	t.Logf("role %q, path %q", role, path)
+	if !slices.Contains([]string{"goalie", "striker", "supporter", "defender", "none"}, role) || path == "" {
+		t.Errorf("the page shows role %q and path %q; want behaviour's role and its active path", role, path)
+	}
+	// The robots hear each other through the hub.
+	var mates struct {
+		N     int
+		Mates []struct{ Msg struct{ Player int } }
+	}
+	if err := getEntry(ctx, one.addr, msg.TeammatesKey.Name(), &mates); err != nil {
+		t.Fatal(err)
+	}
+	if mates.N != 1 || len(mates.Mates) == 0 || mates.Mates[0].Msg.Player != 2 {
+		t.Errorf("robot 1's teammates: %+v; want player 2", mates)
 	}
 	// The page reads behaviour's entries in any of the shapes package
 	// debugview documents.
@@ -261,7 +321,7 @@ func TestDebugPageInChromium(t *testing.T) {
 func writes(t *testing.T, cfg *Config, name string) bool {
 	t.Helper()
 	b := blackboard.New()
-	for _, m := range newModules(cfg) {
+	for _, m := range newModules(cfg, robot.Legs) {
 		if err := m.Wire(b); err != nil {
 			t.Fatalf("wiring %s: %v", m.Name(), err)
 		}
@@ -274,59 +334,31 @@ func writes(t *testing.T, cfg *Config, name string) bool {
 	return false
 }
 
-// The stand-in's search grid: the shape package debugview documents.
-type (
-	standInTarget struct {
-		Player uint8
-		Pos    hal.Vec2
+// getEntry decodes one entry of the robot's /debug/blackboard into v.
+func getEntry(ctx context.Context, addr, name string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/debug/blackboard", nil)
+	if err != nil {
+		return err
 	}
-	standInSearch struct {
-		Cols, Rows    int
-		CellSize      float64
-		Probabilities [18 * 12]float32
-		NTargets      int
-		Targets       [3]standInTarget
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
 	}
-)
-
-// searchStandIn publishes a ball-search grid (a bump that drifts over the
-// field) with two targets: this robot's at the peak, and player 2's.
-type searchStandIn struct {
-	w *blackboard.Writer[standInSearch]
-}
-
-func (*searchStandIn) Name() string { return "search-stand-in" }
-
-func (s *searchStandIn) Wire(b *blackboard.Board) (err error) {
-	s.w, err = blackboard.Write(b, s.Name(), blackboard.NewKey[standInSearch](debugview.SearchEntry))
-	return err
-}
-
-func (s *searchStandIn) Tick(t hal.Tick) error {
-	g := standInSearch{Cols: 18, Rows: 12, CellSize: 0.5, NTargets: 2}
-	cx, cy := 2+1.5*sinT(t.Time, 20), 1.5*sinT(t.Time, 13)
-	var sum float32
-	for r := range g.Rows {
-		for c := range g.Cols {
-			x, y := -4.5+(float64(c)+0.5)*g.CellSize, -3+(float64(r)+0.5)*g.CellSize
-			d2 := (x-cx)*(x-cx) + (y-cy)*(y-cy)
-			p := float32(1 / (1 + d2))
-			g.Probabilities[r*g.Cols+c] = p
-			sum += p
-		}
+	defer resp.Body.Close()
+	var snap struct {
+		Entries map[string]struct {
+			Tick  uint64          `json:"tick"`
+			Value json.RawMessage `json:"value"`
+		} `json:"entries"`
 	}
-	for i := range g.Probabilities {
-		g.Probabilities[i] /= sum
+	if err := json.NewDecoder(resp.Body).Decode(&snap); err != nil {
+		return fmt.Errorf("%s/debug/blackboard: %w", addr, err)
 	}
-	g.Targets[0] = standInTarget{Player: 0, Pos: hal.Vec2{X: cx, Y: cy}}
-	g.Targets[1] = standInTarget{Player: 2, Pos: hal.Vec2{X: -1, Y: 2.5}}
-	s.w.Set(g)
-	return nil
-}
-
-// sinT is sin(2π t / period), period in seconds.
-func sinT(t time.Duration, period float64) float64 {
-	return math.Sin(2 * math.Pi * t.Seconds() / period)
+	e, ok := snap.Entries[name]
+	if !ok || e.Tick == 0 {
+		return fmt.Errorf("%s: entry %s missing or never written", addr, name)
+	}
+	return json.Unmarshal(e.Value, v)
 }
 
 // robotProc is one robot, wired as serve wires it (backend, metrics,
@@ -339,6 +371,7 @@ type robotProc struct {
 	srv    *http.Server
 	srvErr chan error
 	dev    hal.Device
+	nw     *robot.Network
 }
 
 func startRobot(ctx context.Context, t *testing.T, cfg *Config, log *slog.Logger, extra ...runner.Module) *robotProc {
@@ -361,20 +394,29 @@ func startRobot(ctx context.Context, t *testing.T, cfg *Config, log *slog.Logger
 	}
 	board := blackboard.New()
 	r := runner.New(cfg.Runner, dev, board, log, met)
-	r.Add(newModules(cfg)...)
-	r.Add(extra...)
-	if err := r.Start(); err != nil {
+	r.Add(newModules(cfg, robot.BodyOf(dev))...)
+	nw, err := robot.StartNetwork(ctx, &cfg.Config, reg, log)
+	if err != nil {
 		cancel()
+		dev.Close()
+		t.Fatal(err)
+	}
+	r.Add(nw.Modules()...)
+	r.Add(extra...)
+	if err := errors.Join(robot.RegisterRoleMetrics(reg, board), r.Start()); err != nil {
+		cancel()
+		nw.Close()
 		dev.Close()
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", cfg.MetricsAddr())
 	if err != nil {
 		cancel()
+		nw.Close()
 		dev.Close()
 		t.Fatal(err)
 	}
-	p := &robotProc{addr: ln.Addr().String(), cancel: cancel, runErr: make(chan error, 1), srvErr: make(chan error, 1), dev: dev,
+	p := &robotProc{addr: ln.Addr().String(), cancel: cancel, runErr: make(chan error, 1), srvErr: make(chan error, 1), dev: dev, nw: nw,
 		srv: &http.Server{Handler: debugMux(reg, board, cfg, log), ReadHeaderTimeout: 5 * time.Second}}
 	go func() { p.srvErr <- p.srv.Serve(ln) }()
 	go func() { p.runErr <- runRecording(ctx, cfg.Record, cfg, r, reg, log) }()
@@ -394,6 +436,9 @@ func (p *robotProc) stop(t *testing.T) {
 	}
 	if err := <-p.srvErr; !errors.Is(err, http.ErrServerClosed) {
 		t.Errorf("robot %s: serve: %v", p.addr, err)
+	}
+	if err := p.nw.Close(); err != nil {
+		t.Errorf("robot %s: closing the network: %v", p.addr, err)
 	}
 	if err := p.dev.Close(); err != nil {
 		t.Errorf("robot %s: closing the backend: %v", p.addr, err)

@@ -26,6 +26,7 @@ import (
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/debugview"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/robot"
 	"github.com/robotd/robotd/runner"
 )
 
@@ -118,6 +119,7 @@ func loadConfig(args []string, stdout, stderr io.Writer) (*Config, error) {
 			cfg.Log.Level = *level
 		}
 	})
+	cfg.identify()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -173,8 +175,22 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		}
 	}
 	board := blackboard.New()
+	body := robot.BodyOf(dev)
+	mods := newModules(cfg, body)
+	if nw := startNetwork(ctx, cfg, reg, log); nw != nil {
+		defer func() {
+			if err := nw.Close(); err != nil {
+				log.Warn("closing the network", "err", err)
+			}
+		}()
+		mods = append(mods, nw.Modules()...)
+	}
 	r := runner.New(cfg.Runner, dev, board, log, met)
-	r.Add(newModules(cfg)...)
+	r.Add(mods...)
+	if err := robot.RegisterRoleMetrics(reg, board); err != nil {
+		_ = r.SafeState()
+		return err
+	}
 	if err := r.Start(); err != nil {
 		// Never wired: still make sure the hardware is safe.
 		_ = r.SafeState()
@@ -189,7 +205,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	srv := &http.Server{Handler: debugMux(reg, board, cfg, log), ReadHeaderTimeout: 5 * time.Second}
 	srvDone := make(chan error, 1)
 	go func() { srvDone <- srv.Serve(ln) }()
-	log.Info("robotd running", "build", buildName, "metrics", "http://"+ln.Addr().String()+"/metrics")
+	log.Info("robotd running", "build", buildName, "body", body.String(), "metrics", "http://"+ln.Addr().String()+"/metrics")
 
 	runErr := runRecording(ctx, cfg.Record, cfg, r, reg, log)
 
@@ -206,6 +222,27 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 	log.Info("robotd stopped")
 	return nil
+}
+
+// startNetwork opens the network the configuration enables: the
+// GameController client and team communication (robot.StartNetwork). If
+// that fails (a port taken by another robotd on this machine, no network),
+// the robot still runs, on the backend's game state and without
+// teammates, and the error is logged. It returns nil only if not even the
+// game-state module could be made.
+func startNetwork(ctx context.Context, cfg *Config, reg prometheus.Registerer, log *slog.Logger) *robot.Network {
+	nw, err := robot.StartNetwork(ctx, &cfg.Config, reg, log)
+	if err == nil {
+		return nw
+	}
+	log.Error("the network could not be opened: running without the GameController and teammates", "err", err)
+	off := cfg.Config
+	off.GameController.Enabled, off.TeamComm.Enabled = false, false
+	if nw, err = robot.StartNetwork(ctx, &off, nil, log); err != nil { // nothing to open
+		log.Error("no game-state module", "err", err)
+		return nil
+	}
+	return nw
 }
 
 // debugMux serves /metrics, the blackboard's entries, a JSON snapshot, and

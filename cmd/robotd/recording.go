@@ -8,6 +8,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/robotd/robotd/backends/replay"
+	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/record"
 	"github.com/robotd/robotd/robot"
 	"github.com/robotd/robotd/runner"
@@ -35,10 +38,44 @@ func (c *RecordConfig) Validate() error {
 	return c.Config.Validate()
 }
 
-// newModules builds the robot's modules from cfg, in the order serve adds
-// them. Serve and replay both use it, so that a replay reruns what ran.
-func newModules(cfg *Config) []runner.Module {
-	return robot.Modules(&cfg.Config)
+// newModules builds the modules of a robot with body b from cfg, in the
+// order serve adds them. Serve and replay both use it, so that a replay
+// reruns what ran.
+func newModules(cfg *Config, b robot.Body) []runner.Module {
+	return robot.ModulesFor(&cfg.Config, b)
+}
+
+// recordedBody is the body of the robot a recording was made on: an
+// omnidirectional base if it has the base's sensor entry and no joints'.
+func recordedBody(s *blackboard.Schema) robot.Body {
+	if s.Index(msg.JointsKey.Name()) < 0 && s.Index(msg.BaseKey.Name()) >= 0 {
+		return robot.OmniBase
+	}
+	return robot.Legs
+}
+
+// replayModules is what a replay of dev's recording runs: the recorded
+// robot's modules (newModules), and, for the network's modules, whose
+// input cannot be received again, feeds of what they wrote.
+func replayModules(cfg *Config, dev *replay.Backend) ([]runner.Module, error) {
+	s := dev.Schema()
+	mods := newModules(cfg, recordedBody(s))
+	if s.Index(msg.GameControlKey.Name()) >= 0 {
+		f := replay.NewFeed(dev, "gamecontroller")
+		if err := replay.AddFeed(f, msg.GameControlKey); err != nil {
+			return nil, err
+		}
+		mods = append(mods, f)
+	}
+	if s.Index(msg.TeammatesKey.Name()) >= 0 {
+		f := replay.NewFeed(dev, "teamcomm")
+		err := errors.Join(replay.AddFeed(f, msg.TeammatesKey), replay.AddFeed(f, msg.TeamBallReportsKey))
+		if err != nil {
+			return nil, err
+		}
+		mods = append(mods, f)
+	}
+	return mods, nil
 }
 
 // runRecording runs the started runner r until ctx is done, recording every

@@ -115,9 +115,13 @@ func replayLog(ctx context.Context, path, cfgPath string, sets []string, log *sl
 	if h.Segment > 0 {
 		log.Warn("the recording starts at a later segment (the first were deleted): the modules start without the state they had then, so the first ticks may differ", "segment", h.Segment)
 	}
+	mods, err := replayModules(cfg, dev)
+	if err != nil {
+		return replay.Result{}, err
+	}
 	board := blackboard.New()
 	r := runner.New(cfg.Runner, dev, board, log, nil)
-	r.Add(newModules(cfg)...)
+	r.Add(mods...)
 	if err := r.Start(); err != nil {
 		return replay.Result{}, fmt.Errorf("wiring the modules: %w", err)
 	}
@@ -218,9 +222,13 @@ func replayTypes(path string, cfg *Config, log *slog.Logger) (*blackboard.Board,
 		return nil, err
 	}
 	defer dev.Close()
+	mods, err := replayModules(cfg, dev)
+	if err != nil {
+		return nil, err
+	}
 	board := blackboard.New()
 	r := runner.New(cfg.Runner, dev, board, log, nil)
-	r.Add(newModules(cfg)...)
+	r.Add(mods...)
 	if err := r.Start(); err != nil {
 		return nil, fmt.Errorf("wiring the modules: %w", err)
 	}
@@ -246,6 +254,7 @@ func replayConfig(recorded json.RawMessage, path string, sets []string) (*Config
 			return nil, fmt.Errorf("-set %s: %w", s, err)
 		}
 	}
+	cfg.identify()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/hal/haltest"
 	"github.com/robotd/robotd/internal/leaktest"
+	"github.com/robotd/robotd/robot"
 	"github.com/robotd/robotd/runner"
 )
 
@@ -33,7 +34,7 @@ func recordShort(t *testing.T, ticks uint64) string {
 	dev := loopback.New(clock)
 	clock.dev = dev
 	r := runner.New(cfg.Runner, dev, blackboard.New(), nil, nil)
-	r.Add(newModules(&cfg)...)
+	r.Add(newModules(&cfg, robot.Legs)...)
 	if err := r.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/robotd/robotd/hal/haltest"
 	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/record"
+	"github.com/robotd/robotd/robot"
 	"github.com/robotd/robotd/runner"
 )
 
@@ -63,7 +64,7 @@ func recordServe(t *testing.T) string {
 	dev := loopback.New(clock)
 	clock.dev = dev
 	r := runner.New(cfg.Runner, dev, blackboard.New(), nil, nil)
-	r.Add(newModules(&cfg)...)
+	r.Add(newModules(&cfg, robot.Legs)...)
 	if err := r.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +129,7 @@ func TestReplayCommand(t *testing.T) {
 		code           int
 		stdout, stderr string
 	}{
-		{"bit-exact", []string{dir}, exitOK, "6000 ticks, 22 entries, bit-exact\n", ""},
+		{"bit-exact", []string{dir}, exitOK, "6000 ticks, 28 entries, bit-exact\n", ""},
 		{"motion slower", []string{"-set", "motion.max_speed=1.0", dir}, exitFailed, "tick 1 (t=10ms): cmd.joints Angle[", ""},
 		{"no get-up from a file", []string{"-config", noGetUp, dir}, exitFailed,
 			"tick " + strconv.FormatUint(getUp, 10) + " (t=" + (time.Duration(getUp) * 10 * time.Millisecond).String() + "): behaviour.motion_request Kind", ""},

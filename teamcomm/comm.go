@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/robotd/robotd/internal/udpshare"
 )
 
 // Transport carries a team's datagrams between its robots: UDP (Comm), or
@@ -94,7 +96,14 @@ func Listen(cfg Config, log *slog.Logger) (*Comm, error) {
 		}
 		laddr = &net.UDPAddr{Port: port}
 	}
-	conn, err := net.ListenUDP("udp4", laddr)
+	var conn *net.UDPConn
+	if cfg.Hub != "" {
+		conn, err = net.ListenUDP("udp4", laddr)
+	} else {
+		// Shared: every robotd of the team on this machine hears the
+		// broadcasts.
+		conn, err = udpshare.Listen(laddr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("teamcomm: listening on %v: %w", laddr, err)
 	}

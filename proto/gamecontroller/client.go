@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/robotd/robotd/internal/udpshare"
 )
 
 // ClientConfig configures a Client.
@@ -56,7 +58,8 @@ func NewClient(cfg ClientConfig, ret func() Return, log *slog.Logger) (*Client, 
 	if err != nil {
 		return nil, fmt.Errorf("gamecontroller: listen address %q: %w", cfg.Listen, err)
 	}
-	conn, err := net.ListenUDP("udp4", addr)
+	// Shared: every robotd on this machine hears the GameController.
+	conn, err := udpshare.Listen(addr)
 	if err != nil {
 		return nil, fmt.Errorf("gamecontroller: listening on %v: %w", addr, err)
 	}

@@ -90,6 +90,10 @@ func TestPrintConfigRoundTrips(t *testing.T) {
 	}
 	want := DefaultConfig()
 	want.Robot.Player = 3
+	want.identify() // the modules get the robot's player number
+	if c.Behaviour.Player != 3 || c.TeamComm.UDP.Player != 3 || c.GameController.Player != 3 {
+		t.Errorf("the modules' player numbers are %d, %d, %d; want the robot's, 3", c.Behaviour.Player, c.TeamComm.UDP.Player, c.GameController.Player)
+	}
 	a, _ := json.Marshal(c)
 	b, _ := json.Marshal(want)
 	if !bytes.Equal(a, b) {

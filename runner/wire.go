@@ -70,8 +70,24 @@ func (r *Runner) wireHAL() error {
 	return nil
 }
 
+// Provider is implemented by a backend whose capabilities are known only
+// at run time, such as a replay, which has what the recording has: the
+// runner wires a capability's entry only if Provides(the entry's name).
+type Provider interface {
+	Provides(entry string) bool
+}
+
+// provides reports whether the backend has the capability of entry name.
+func (r *Runner) provides(name string) bool {
+	p, ok := r.dev.(Provider)
+	return !ok || p.Provides(name)
+}
+
 // sensor publishes what read returns on k's entry at the start of each tick.
 func sensor[T any](r *Runner, k blackboard.Key[T], read func(*T)) error {
+	if !r.provides(k.Name()) {
+		return nil
+	}
 	w, err := blackboard.Write(r.board, HALName, k)
 	if err != nil {
 		return err
@@ -88,6 +104,9 @@ func sensor[T any](r *Runner, k blackboard.Key[T], read func(*T)) error {
 // written. In ticks where its producer did not run, the backend keeps the
 // last command.
 func sink[T any](r *Runner, k blackboard.Key[T], write func(*T)) error {
+	if !r.provides(k.Name()) {
+		return nil
+	}
 	rd, err := blackboard.ReadOptional(r.board, HALName, k)
 	if err != nil {
 		return err

@@ -3,13 +3,14 @@
 // paced as fast as the modules run, and Checker compares the blackboard
 // after every replayed tick with the recorded one, bit for bit.
 //
-// Backend implements every sensing capability. A capability whose entry the
-// recording does not have (the recorded backend lacked it) reads as the
-// zero value; its entry then exists in the replay only, and the checker
-// does not compare it (Result.Extra). Backend also implements every
-// actuating capability, so that the replay has the recording's command
-// entries; commands are kept (Commands) and go nowhere: what the modules
-// commanded is on the blackboard, where the checker sees it.
+// Backend implements every capability, and tells the runner which ones it
+// has (runner.Provider): the sensors whose entries the recorded backend
+// wrote, and the commands the recording has. So the replayed board has the
+// recorded one's entries: a capability the recorded robot lacked is not
+// there (a module that reads it optionally sees it unwritten, as it did).
+// Commands are kept (Commands) and go nowhere: what the modules commanded
+// is on the blackboard, where the checker sees it. Feed stands in for the
+// modules whose input came over the network.
 package replay
 
 import (
@@ -17,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync/atomic"
 
 	"github.com/robotd/robotd/blackboard"
@@ -37,6 +39,7 @@ type input[T any] struct {
 
 func bind[T any](b *Backend, in *input[T], k blackboard.Key[T]) error {
 	in.name = k.Name()
+	b.sensors = append(b.sensors, k.Name())
 	in.idx = b.schema.Index(k.Name())
 	if in.idx < 0 {
 		b.missing = append(b.missing, k.Name())
@@ -76,6 +79,7 @@ type Backend struct {
 	cur      record.Record
 	decoders []func(*blackboard.Record) error
 	missing  []string
+	sensors  []string // the names of the sensor entries (and fed ones)
 	stopped  atomic.Bool
 	ticks    uint64
 	gaps     uint64
@@ -129,6 +133,22 @@ func New(src *record.Reader) (*Backend, error) {
 		return nil, fmt.Errorf("replay: the recording has no %q entry", msg.TickKey.Name())
 	}
 	return b, nil
+}
+
+// Provides implements runner.Provider: the backend has a sensing
+// capability if the recording's backend wrote its entry, and an actuating
+// one if the recording has its command entry. So a replay's board has the
+// recorded board's entries, no more (a sensor entry the recorded backend
+// lacked stays unwritten, as it was).
+func (b *Backend) Provides(entry string) bool {
+	i := b.schema.Index(entry)
+	if i < 0 {
+		return false
+	}
+	if slices.Contains(b.sensors, entry) {
+		return b.schema.Entries()[i].Writer == "hal"
+	}
+	return true
 }
 
 // Schema returns the recording's schema.

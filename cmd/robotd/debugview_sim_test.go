@@ -103,24 +103,7 @@ func TestDebugPageInChromium(t *testing.T) {
 
 	// Play on, with the ball in the far corner, beyond what the robots'
 	// vision reports: they search for it, and the page shows their targets.
-	tr, err := simrun.DialTrainer(ctx, fmt.Sprintf("127.0.0.1:%d", cfg.Sim.Embedded.MonitorPort))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tr.Close()
-	// Both robots have to be in (and beamed: the server moves them only
-	// before the kick-off): the ball, then four nodes per robot.
-	for beamed := 0; beamed < 20; {
-		if err := tr.WaitUpdate(ctx, 10*time.Second); err != nil {
-			t.Fatalf("waiting for both robots in the simulator: %v", err)
-		}
-		if len(tr.State().Nodes) >= 1+4*2 {
-			beamed++
-		}
-	}
-	if err := errors.Join(tr.PlayMode("PlayOn"), tr.MoveBall(4.2, -2.7, 0.05, 0, 0, 0)); err != nil {
-		t.Fatal(err)
-	}
+	playOn(ctx, t, cfg.Sim.Embedded.MonitorPort, 2, [3]float64{4.2, -2.7, 0.05})
 
 	page := fmt.Sprintf("http://%s/?robots=self,%s", one.addr, two.addr)
 	cr := launchChromium(ctx, t, browser)
@@ -332,6 +315,30 @@ func writes(t *testing.T, cfg *Config, name string) bool {
 		}
 	}
 	return false
+}
+
+// playOn waits on the embedded simulator's trainer port until robots
+// robots are in (and beamed: the server moves them only before the
+// kick-off), puts the ball at ball and sets the play mode to PlayOn.
+func playOn(ctx context.Context, t *testing.T, monitorPort, robots int, ball [3]float64) {
+	t.Helper()
+	tr, err := simrun.DialTrainer(ctx, fmt.Sprintf("127.0.0.1:%d", monitorPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	// The monitor lists the ball, then four nodes per robot.
+	for beamed := 0; beamed < 20; {
+		if err := tr.WaitUpdate(ctx, 10*time.Second); err != nil {
+			t.Fatalf("waiting for %d robots in the simulator: %v", robots, err)
+		}
+		if len(tr.State().Nodes) >= 1+4*robots {
+			beamed++
+		}
+	}
+	if err := errors.Join(tr.PlayMode("PlayOn"), tr.MoveBall(ball[0], ball[1], ball[2], 0, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // getEntry decodes one entry of the robot's /debug/blackboard into v.

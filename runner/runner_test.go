@@ -378,3 +378,39 @@ func BenchmarkTick(b *testing.B) {
 		}
 	}
 }
+
+// partial is the loopback robot with only some of its capabilities
+// (runner.Provider), as a replay of a robot that lacked the others.
+type partial struct {
+	*loopback.Backend
+	has []string
+}
+
+func (p partial) Provides(entry string) bool {
+	for _, h := range p.has {
+		if h == entry {
+			return true
+		}
+	}
+	return false
+}
+
+func TestProviderLimitsTheWiredCapabilities(t *testing.T) {
+	dev := partial{Backend: loopback.New(haltest.NewClock(period, 3)), has: []string{msg.JointsKey.Name(), msg.JointCommandKey.Name()}}
+	board := blackboard.New()
+	r := runner.New(runner.DefaultConfig(), dev, board, nil, nil)
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range board.Entries() {
+		got = append(got, e.Name)
+	}
+	want := []string{msg.TickKey.Name(), msg.JointsKey.Name(), msg.JointCommandKey.Name()}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("entries %v, want %v", got, want)
+	}
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}

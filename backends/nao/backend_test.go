@@ -104,6 +104,19 @@ func untilConnected(t *testing.T, ctx context.Context, b *nao.Backend, want bool
 	}
 }
 
+// commitTicks commits and takes the next tick n times.
+func commitTicks(t *testing.T, ctx context.Context, b *nao.Backend, n int) {
+	t.Helper()
+	for range n {
+		if err := b.Commit(ctx); err != nil {
+			t.Fatalf("Commit: %v", err)
+		}
+		if _, err := b.Next(ctx); err != nil {
+			t.Fatalf("Next: %v", err)
+		}
+	}
+}
+
 // stiffCommand is a joint command with every joint at a distinct angle
 // within its limits and the given stiffness.
 func stiffCommand(stiffness float64) *hal.JointCommand {
@@ -267,14 +280,7 @@ func TestStallAndRamp(t *testing.T) {
 	ctx := ctxGuard(t)
 	b.WriteJoints(stiffCommand(1))
 	untilConnected(t, ctx, b, true)
-	for range 5 {
-		if err := b.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.Next(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	commitTicks(t, ctx, b, 5)
 	srv.Stall(true)
 	if err := b.Commit(ctx); err != nil {
 		t.Fatal(err)
@@ -285,14 +291,7 @@ func TestStallAndRamp(t *testing.T) {
 	}
 	srv.Stall(false)
 	untilConnected(t, ctx, b, true)
-	for range 3 {
-		if err := b.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.Next(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	commitTicks(t, ctx, b, 3)
 	if err := srv.WaitCommands(ctx, 10); err != nil {
 		t.Fatal(err)
 	}
@@ -334,14 +333,7 @@ func TestReconnect(t *testing.T) {
 	untilConnected(t, ctx, b, false)
 	srv2 := startServer(t, sock, naotest.Options{LockStep: true})
 	untilConnected(t, ctx, b, true)
-	for range 3 {
-		if err := b.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.Next(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	commitTicks(t, ctx, b, 3)
 	if err := srv2.WaitCommands(ctx, 3); err != nil {
 		t.Fatal(err)
 	}
@@ -470,14 +462,7 @@ func TestSafeState(t *testing.T) {
 	ctx := ctxGuard(t)
 	b.WriteJoints(stiffCommand(1))
 	untilConnected(t, ctx, b, true)
-	for range 5 {
-		if err := b.Commit(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.Next(ctx); err != nil {
-			t.Fatal(err)
-		}
-	}
+	commitTicks(t, ctx, b, 5)
 	var j hal.JointSensors
 	b.ReadJoints(&j)
 	if j.Stiffness[hal.HeadYaw] != 1 {

@@ -2,7 +2,6 @@ package lola
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"math"
 	"os"
@@ -21,47 +20,9 @@ func loadSample(t testing.TB) *Sensors {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var j struct {
-		RobotConfig                                        []string
-		Accelerometer, Angles, Battery, Current, FSR       []float64
-		Gyroscope, Position, Sonar, Stiffness, Temperature []float64
-		Touch, Status                                      []float64
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
+	s, err := ParseSensorsJSON(raw)
+	if err != nil {
 		t.Fatal(err)
-	}
-	var s Sensors
-	copyF := func(name string, dst []float32, src []float64) {
-		if len(src) != len(dst) {
-			t.Fatalf("sample %s has %d values, want %d", name, len(src), len(dst))
-		}
-		for i, v := range src {
-			dst[i] = float32(v)
-		}
-	}
-	copyF("Position", s.Position[:], j.Position)
-	copyF("Stiffness", s.Stiffness[:], j.Stiffness)
-	copyF("Temperature", s.Temperature[:], j.Temperature)
-	copyF("Current", s.Current[:], j.Current)
-	copyF("Accelerometer", s.Accelerometer[:], j.Accelerometer)
-	copyF("Gyroscope", s.Gyroscope[:], j.Gyroscope)
-	copyF("Angles", s.Angles[:], j.Angles)
-	copyF("Battery", s.Battery[:], j.Battery)
-	copyF("Sonar", s.Sonar[:], j.Sonar)
-	copyF("FSR", s.FSR[:], j.FSR)
-	copyF("Touch", s.Touch[:], j.Touch)
-	if len(j.Status) != NumJoints || len(j.RobotConfig) != 4 {
-		t.Fatalf("sample Status/RobotConfig lengths %d/%d", len(j.Status), len(j.RobotConfig))
-	}
-	for i, v := range j.Status {
-		s.Status[i] = uint8(v)
-	}
-	for i, v := range j.RobotConfig {
-		if !s.RobotConfig[i].Set(v) {
-			t.Fatalf("RobotConfig[%d] too long", i)
-		}
 	}
 	return &s
 }
@@ -592,5 +553,29 @@ func TestConfigString(t *testing.T) {
 	}
 	if BatteryStatusCurrent.String() != "status-current" || BatteryCurrentStatus.String() != "current-status" || BatteryOrder(9).String() != "BatteryOrder(invalid)" {
 		t.Error("BatteryOrder.String")
+	}
+}
+
+func TestParseSensorsJSONErrors(t *testing.T) {
+	good, err := os.ReadFile(filepath.Join("testdata", "naoth_sensor_sample.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, json, want string }{
+		{"not JSON", `{"Position": [`, "decoding"},
+		{"unknown key", `{"Elbow": [1]}`, "unknown field"},
+		{"short joints", `{"Position": [1, 2]}`, "Position has 2 values, want 25"},
+		{"long robot config", `{"RobotConfig": ["a", "b", "c", "d", "e"]}`, "RobotConfig has 5 strings, want 4"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseSensorsJSON([]byte(tc.json))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := ParseSensorsJSON(good); err != nil {
+		t.Fatalf("the sample: %v", err)
 	}
 }

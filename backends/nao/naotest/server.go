@@ -9,10 +9,8 @@
 package naotest
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -41,53 +39,11 @@ func SampleJSON() []byte { return slices.Clone(sampleJSON) }
 // about 57°) as a LoLA sensor map. Encoded with lola.EncodeSensors it is
 // the 896 bytes a robot sends.
 func Sample() (lola.Sensors, error) {
-	var j struct {
-		RobotConfig                                        []string
-		Accelerometer, Angles, Battery, Current, FSR       []float64
-		Gyroscope, Position, Sonar, Stiffness, Temperature []float64
-		Touch, Status                                      []float64
+	s, err := lola.ParseSensorsJSON(sampleJSON)
+	if err != nil {
+		return s, fmt.Errorf("naotest: the sample: %w", err)
 	}
-	var s lola.Sensors
-	dec := json.NewDecoder(bytes.NewReader(sampleJSON))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&j); err != nil {
-		return s, fmt.Errorf("naotest: decoding the sample: %w", err)
-	}
-	var errs []error
-	copyF := func(name string, dst []float32, src []float64) {
-		if len(src) != len(dst) {
-			errs = append(errs, fmt.Errorf("naotest: sample %s has %d values, want %d", name, len(src), len(dst)))
-			return
-		}
-		for i, v := range src {
-			dst[i] = float32(v)
-		}
-	}
-	copyF("Position", s.Position[:], j.Position)
-	copyF("Stiffness", s.Stiffness[:], j.Stiffness)
-	copyF("Temperature", s.Temperature[:], j.Temperature)
-	copyF("Current", s.Current[:], j.Current)
-	copyF("Accelerometer", s.Accelerometer[:], j.Accelerometer)
-	copyF("Gyroscope", s.Gyroscope[:], j.Gyroscope)
-	copyF("Angles", s.Angles[:], j.Angles)
-	copyF("Battery", s.Battery[:], j.Battery)
-	copyF("Sonar", s.Sonar[:], j.Sonar)
-	copyF("FSR", s.FSR[:], j.FSR)
-	copyF("Touch", s.Touch[:], j.Touch)
-	var status [lola.NumJoints]float32
-	copyF("Status", status[:], j.Status)
-	for i, v := range status {
-		s.Status[i] = uint8(v)
-	}
-	if len(j.RobotConfig) != 4 {
-		errs = append(errs, fmt.Errorf("naotest: sample RobotConfig has %d strings, want 4", len(j.RobotConfig)))
-	}
-	for i, v := range j.RobotConfig {
-		if i < 4 && !s.RobotConfig[i].Set(v) {
-			errs = append(errs, fmt.Errorf("naotest: sample RobotConfig[%d] too long", i))
-		}
-	}
-	return s, errors.Join(errs...)
+	return s, nil
 }
 
 // ActuatorKeys is the key order of a full actuator map as robotd sends it

@@ -196,7 +196,28 @@ func TestHubThreeRobots(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
-	time.Sleep(100 * time.Millisecond)
+	// Wait for delivery (the hub delays by up to the jitter, and a loaded
+	// machine more): until every robot has heard enough of every other,
+	// and then a little longer for stragglers; the deadline only guards
+	// against a hang.
+	enough := func() bool {
+		for i := range eps {
+			for p := 1; p <= 3; p++ {
+				if p != i+1 && from[i][uint8(p)] < n*75/100 {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for !enough() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+		for _, ep := range eps {
+			ep.Poll(0)
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
 	for i, ep := range eps {
 		ep.Poll(0)
 		if from[i][uint8(i+1)] != 0 {

@@ -46,8 +46,12 @@ type Hub struct {
 	queue delayQueue
 	wake  chan struct{}
 
-	forwarded, dropped atomic.Uint64
+	received, forwarded, dropped atomic.Uint64
 }
+
+// hubReadBuffer asks the kernel for room for a burst from a whole team
+// (the kernel caps it at net.core.rmem_max).
+const hubReadBuffer = 1 << 20
 
 // NewHub listens for robots.
 func NewHub(cfg HubConfig, log *slog.Logger) (*Hub, error) {
@@ -65,13 +69,17 @@ func NewHub(cfg HubConfig, log *slog.Logger) (*Hub, error) {
 	if err != nil {
 		return nil, fmt.Errorf("teamcomm: hub: %w", err)
 	}
+	_ = conn.SetReadBuffer(hubReadBuffer) // best effort: a smaller buffer only loses bursts
 	return &Hub{cfg: cfg, conn: conn, log: log, rng: rand.New(rand.NewPCG(cfg.Seed, 0x7ea3)), wake: make(chan struct{}, 1)}, nil
 }
 
 // Addr returns the hub's address.
 func (h *Hub) Addr() string { return h.conn.LocalAddr().String() }
 
-// Forwarded and Dropped count datagrams per receiver.
+// Received counts datagrams the hub has taken from robots.
+func (h *Hub) Received() uint64 { return h.received.Load() }
+
+// Forwarded counts datagrams sent on, per receiver.
 func (h *Hub) Forwarded() uint64 { return h.forwarded.Load() }
 
 // Dropped counts datagrams dropped to simulate loss.
@@ -95,6 +103,7 @@ func (h *Hub) Run(ctx context.Context) error {
 			}
 			return fmt.Errorf("teamcomm: hub receiving: %w", err)
 		}
+		h.received.Add(1)
 		h.relay(buf[:n], from)
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/tinylib/msgp/msgp"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/internal/reconnect"
 	"github.com/robotd/robotd/proto/lola"
 )
 
@@ -180,48 +181,28 @@ func (b *Backend) start() {
 // ends, back off, repeat; until b.ctx is cancelled.
 func (b *Backend) run() {
 	defer close(b.done)
-	ctx := b.ctx
-	backoff := b.cfg.BackoffMin.D()
-	var gen uint64
-	failures := 0
-	for {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, "unix", b.cfg.Socket)
-		if err == nil {
-			gen++
-			conn := c.(*net.UnixConn)
+	l := reconnect.Loop[*net.UnixConn]{
+		Backoff: reconnect.Backoff{Min: b.cfg.BackoffMin.D(), Max: b.cfg.BackoffMax.D()},
+		Dial: func(ctx context.Context) (*net.UnixConn, error) {
+			var d net.Dialer
+			c, err := d.DialContext(ctx, "unix", b.cfg.Socket)
+			if err != nil {
+				return nil, err
+			}
+			return c.(*net.UnixConn), nil
+		},
+		Serve: func(ctx context.Context, conn *net.UnixConn, gen uint64) (int, error) {
 			if !b.emit(ctx, event{kind: evConnected, gen: gen, conn: conn}) {
-				conn.Close()
-				return
+				return 0, ctx.Err()
 			}
-			n, err := b.read(ctx, conn, gen)
-			if ctx.Err() != nil {
-				return
-			}
-			if n > 0 {
-				backoff, failures = b.cfg.BackoffMin.D(), 0
-			}
-			if !b.emit(ctx, event{kind: evLost, gen: gen, err: err}) {
-				return
-			}
-		} else {
-			if ctx.Err() != nil {
-				return
-			}
-			if failures == 0 {
-				b.log.Info("cannot reach LoLA; retrying", "err", err)
-			}
-			failures++
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		backoff = min(2*backoff, b.cfg.BackoffMax.D())
+			return b.read(ctx, conn, gen)
+		},
+		Lost: func(ctx context.Context, gen uint64, err error) bool {
+			return b.emit(ctx, event{kind: evLost, gen: gen, err: err})
+		},
+		Unreachable: func(err error) { b.log.Info("cannot reach LoLA; retrying", "err", err) },
 	}
+	l.Run(b.ctx)
 }
 
 // read reads sensor maps from conn until it fails, and returns how many it
@@ -229,14 +210,6 @@ func (b *Backend) run() {
 // msgp.Skip says, so a robot's 896-byte maps and an emulator's longer
 // float64 ones both work.
 func (b *Backend) read(ctx context.Context, conn *net.UnixConn, gen uint64) (int, error) {
-	closed := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() { conn.Close(); close(closed) })
-	defer func() {
-		if !stop() {
-			<-closed
-		}
-		conn.Close()
-	}()
 	n, have := 0, 0
 	for {
 		for have > 0 {

@@ -40,6 +40,7 @@ import (
 	"go.bug.st/serial"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/internal/reconnect"
 	proto "github.com/robotd/robotd/proto/robotino"
 )
 
@@ -267,63 +268,40 @@ func (b *Backend) start() {
 // b.ctx is cancelled.
 func (b *Backend) run() {
 	defer close(b.done)
-	ctx := b.ctx
-	backoff := b.cfg.BackoffMin.D()
-	var gen uint64
-	failures := 0
-	for {
-		dev, err := FindDevice(b.cfg)
-		var port serial.Port
-		if err == nil {
-			port, err = serial.Open(dev, &serial.Mode{BaudRate: b.cfg.Baud})
+	l := reconnect.Loop[openPort]{
+		Backoff: reconnect.Backoff{Min: b.cfg.BackoffMin.D(), Max: b.cfg.BackoffMax.D()},
+		Dial: func(context.Context) (openPort, error) {
+			dev, err := FindDevice(b.cfg)
 			if err != nil {
-				err = fmt.Errorf("robotino: opening %s: %w", dev, err)
+				return openPort{}, err
 			}
-		}
-		if err == nil {
-			gen++
-			n, err := b.serve(ctx, port, dev, gen)
-			if ctx.Err() != nil {
-				return
+			port, err := serial.Open(dev, &serial.Mode{BaudRate: b.cfg.Baud})
+			if err != nil {
+				return openPort{}, fmt.Errorf("robotino: opening %s: %w", dev, err)
 			}
-			if n > 0 {
-				backoff, failures = b.cfg.BackoffMin.D(), 0
-			}
-			if !b.emit(ctx, event{kind: evLost, gen: gen, err: err}) {
-				return
-			}
-		} else {
-			if ctx.Err() != nil {
-				return
-			}
-			if failures == 0 {
-				b.log.Info("cannot open the base controller; retrying", "err", err)
-			}
-			failures++
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		backoff = min(2*backoff, b.cfg.BackoffMax.D())
+			return openPort{port, dev}, nil
+		},
+		Serve: func(ctx context.Context, p openPort, gen uint64) (int, error) {
+			return b.serve(ctx, p.Port, p.dev, gen)
+		},
+		Lost: func(ctx context.Context, gen uint64, err error) bool {
+			return b.emit(ctx, event{kind: evLost, gen: gen, err: err})
+		},
+		Unreachable: func(err error) { b.log.Info("cannot open the base controller; retrying", "err", err) },
 	}
+	l.Run(b.ctx)
+}
+
+// openPort is an open serial port and its device path.
+type openPort struct {
+	serial.Port
+	dev string
 }
 
 // serve runs one open port: start-up exchange, then frames to Next until
 // the port fails. It returns how many frames it delivered and why it
-// ended, and closes the port.
+// ended (run's reconnect.Loop closes the port).
 func (b *Backend) serve(ctx context.Context, port serial.Port, dev string, gen uint64) (int, error) {
-	closed := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() { port.Close(); close(closed) })
-	defer func() {
-		if !stop() {
-			<-closed
-		}
-		port.Close()
-	}()
 	if err := port.SetReadTimeout(pollInterval); err != nil {
 		return 0, fmt.Errorf("robotino: %s: setting the read timeout: %w", dev, err)
 	}
@@ -437,9 +415,6 @@ func (b *Backend) emit(ctx context.Context, ev event) bool {
 	case b.events <- ev:
 		return true
 	case <-ctx.Done():
-		if ev.kind == evConnected {
-			ev.port.Close()
-		}
 		return false
 	}
 }

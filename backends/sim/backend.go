@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/internal/reconnect"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
@@ -161,57 +162,26 @@ func (b *Backend) start() {
 // repeat; until b.ctx is cancelled.
 func (b *Backend) run() {
 	defer close(b.done)
-	ctx := b.ctx
-	backoff := b.cfg.BackoffMin.D()
-	var gen uint64
-	failures := 0
-	for {
-		d := net.Dialer{Timeout: b.cfg.DialTimeout.D()}
-		conn, err := d.DialContext(ctx, "tcp", b.addr)
-		if err == nil {
-			gen++
-			var n int
-			n, err = b.serve(ctx, conn, gen)
-			if ctx.Err() != nil {
-				return
-			}
-			if n > 0 {
-				backoff, failures = b.cfg.BackoffMin.D(), 0
-			}
-			if !b.emit(ctx, event{kind: evLost, gen: gen, err: err}) {
-				return
-			}
-		} else {
-			if ctx.Err() != nil {
-				return
-			}
-			if failures == 0 {
-				b.log.Info("cannot reach the simulator; retrying", "addr", b.addr, "err", err)
-			}
-			failures++
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		backoff = min(2*backoff, b.cfg.BackoffMax.D())
+	l := reconnect.Loop[net.Conn]{
+		Backoff: reconnect.Backoff{Min: b.cfg.BackoffMin.D(), Max: b.cfg.BackoffMax.D()},
+		Dial: func(ctx context.Context) (net.Conn, error) {
+			d := net.Dialer{Timeout: b.cfg.DialTimeout.D()}
+			return d.DialContext(ctx, "tcp", b.addr)
+		},
+		Serve: b.serve,
+		Lost: func(ctx context.Context, gen uint64, err error) bool {
+			return b.emit(ctx, event{kind: evLost, gen: gen, err: err})
+		},
+		Unreachable: func(err error) {
+			b.log.Info("cannot reach the simulator; retrying", "addr", b.addr, "err", err)
+		},
 	}
+	l.Run(b.ctx)
 }
 
 // serve runs one connection and returns how many frames it delivered and
-// why it ended.
+// why it ended (run's reconnect.Loop closes it).
 func (b *Backend) serve(ctx context.Context, conn net.Conn, gen uint64) (int, error) {
-	closed := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() { conn.Close(); close(closed) })
-	defer func() {
-		if !stop() {
-			<-closed
-		}
-		conn.Close()
-	}()
 	var e simspark.Effectors
 	e.Scene = e.Intern(b.cfg.Scene)
 	e.AddItem(simspark.EffScene)

@@ -1,0 +1,103 @@
+// Package reconnect keeps a backend connected to a peer that comes and
+// goes: LoLA's Unix socket, the simulator's TCP port, the Robotino base
+// controller's serial port. It dials, hands each connection to the backend
+// until it fails, tells the backend, waits with exponential backoff, and
+// dials again, until its context is done.
+package reconnect
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// Backoff bounds the wait between attempts: it starts at Min, doubles
+// after every attempt that delivered nothing, up to Max, and is back at
+// Min after a connection that delivered.
+type Backoff struct {
+	Min, Max time.Duration
+}
+
+// Next returns the wait after one of cur: twice as long, within Min and
+// Max.
+func (b Backoff) Next(cur time.Duration) time.Duration {
+	return max(min(2*cur, b.Max), b.Min)
+}
+
+// Loop is one backend's connection supervisor. Dial, Serve and Lost are
+// required; Unreachable is optional.
+type Loop[C io.Closer] struct {
+	Backoff Backoff
+	// Dial opens a connection to the peer. It should return soon after
+	// ctx is done.
+	Dial func(ctx context.Context) (C, error)
+	// Serve uses connection number gen (1, 2, ...) until it fails, and
+	// returns how many messages it delivered and why it ended. Loop
+	// closes the connection when ctx is done (which ends a blocked read)
+	// and after Serve returns.
+	Serve func(ctx context.Context, c C, gen uint64) (delivered int, err error)
+	// Lost is told that connection gen ended and why. It returns false
+	// if ctx was done before it could tell the backend; Loop then ends.
+	Lost func(ctx context.Context, gen uint64, err error) bool
+	// Unreachable, if set, is told the first Dial error after a
+	// connection that delivered (or after the start), so that a peer
+	// that stays away is logged once, not every attempt.
+	Unreachable func(err error)
+}
+
+// Run supervises until ctx is done. It returns only then, with every
+// connection it opened closed.
+func (l *Loop[C]) Run(ctx context.Context) {
+	wait := l.Backoff.Min
+	var gen uint64
+	failures := 0
+	for {
+		c, err := l.Dial(ctx)
+		if ctx.Err() != nil {
+			if err == nil {
+				c.Close()
+			}
+			return
+		}
+		if err == nil {
+			gen++
+			n, err := l.serve(ctx, c, gen)
+			if ctx.Err() != nil {
+				return
+			}
+			if n > 0 {
+				wait, failures = l.Backoff.Min, 0
+			}
+			if !l.Lost(ctx, gen, err) {
+				return
+			}
+		} else {
+			if failures == 0 && l.Unreachable != nil {
+				l.Unreachable(err)
+			}
+			failures++
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		wait = l.Backoff.Next(wait)
+	}
+}
+
+// serve runs Serve with c closed when ctx is done, and closed when Serve
+// returns; it returns only after both.
+func (l *Loop[C]) serve(ctx context.Context, c C, gen uint64) (int, error) {
+	closed := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { c.Close(); close(closed) })
+	defer func() {
+		if !stop() {
+			<-closed
+		}
+		c.Close()
+	}()
+	return l.Serve(ctx, c, gen)
+}

@@ -132,16 +132,6 @@ func fellIn(ss []motionSample) (motionSample, bool) {
 	return motionSample{}, false
 }
 
-// compose adds a step of odometry (in the robot's frame) to a pose.
-func compose(p hal.Pose2, d hal.Pose2) hal.Pose2 {
-	c, s := math.Cos(float64(p.Heading)), math.Sin(float64(p.Heading))
-	return hal.Pose2{
-		X:       p.X + hal.Metres(c*float64(d.X)-s*float64(d.Y)),
-		Y:       p.Y + hal.Metres(s*float64(d.X)+c*float64(d.Y)),
-		Heading: hal.Radians(math.Remainder(float64(p.Heading+d.Heading), 2*math.Pi)),
-	}
-}
-
 // TestWalkForwardAtTopSpeed: from standing, at the walk's top commanded
 // speed, the robot walks more than 3 m without falling, at a ground-truth
 // speed of at least 250 mm/s and within 15% of the command, and its
@@ -175,7 +165,7 @@ func TestWalkForwardAtTopSpeed(t *testing.T) {
 	var odoAt3 hal.Pose2
 	var gtAt3 motionSample
 	for _, s := range ss {
-		odo = compose(odo, s.motion.Odometry)
+		odo = odo.Compose(s.motion.Odometry)
 		d := along(s)
 		if t0 == 0 && d >= 0.3 {
 			t0 = s.t
@@ -189,9 +179,8 @@ func TestWalkForwardAtTopSpeed(t *testing.T) {
 	}
 	speed := 3 / (t1 - t0).Seconds()
 	// Odometry against the ground truth, in the start pose's frame.
-	c, sn := math.Cos(float64(start.Heading)), math.Sin(float64(start.Heading))
-	gx, gy := float64(gtAt3.gt.Pose.X-start.X), float64(gtAt3.gt.Pose.Y-start.Y)
-	gtRel := [2]float64{c*gx + sn*gy, -sn*gx + c*gy}
+	g := start.Relative(gtAt3.gt.Pose)
+	gtRel := [2]float64{float64(g.X), float64(g.Y)}
 	odoErr := math.Hypot(float64(odoAt3.X)-gtRel[0], float64(odoAt3.Y)-gtRel[1]) / math.Hypot(gtRel[0], gtRel[1])
 	drift := float64(gtAt3.gt.Pose.Y - start.Y)
 	t.Logf("commanded %.0f mm/s: %.0f mm/s over 3 m (%.0f%%), reached 3.3 m after %.1f s; odometry (%.3f, %.3f) vs ground truth (%.3f, %.3f): error %.1f%%; sideways drift %.0f mm",
@@ -255,9 +244,8 @@ func TestWalkSidewaysAndTurn(t *testing.T) {
 				dh += math.Remainder(float64(ss[i].gt.Pose.Heading-ss[i-1].gt.Pose.Heading), 2*math.Pi)
 			}
 			a, b := ss[0].gt.Pose, ss[len(ss)-1].gt.Pose
-			c, sn := math.Cos(float64(a.Heading)), math.Sin(float64(a.Heading))
-			gx, gy := float64(b.X-a.X), float64(b.Y-a.Y)
-			dx, dy := c*gx+sn*gy, -sn*gx+c*gy
+			rel := a.Relative(b)
+			dx, dy := float64(rel.X), float64(rel.Y)
 			t.Logf("%s for %v: moved (%.3f, %.3f) m in the start frame, turned %.2f rad", tc.name, walkFor, dx, dy, dh)
 			if !tc.check(dx, dy, dh) {
 				t.Errorf("moved (%.3f, %.3f) m, turned %.2f rad; want %s", dx, dy, dh, tc.want)
@@ -300,9 +288,8 @@ func TestKick(t *testing.T) {
 			if tc.foot == msg.RightFoot {
 				side = -1
 			}
-			c, sn := math.Cos(float64(gt.Pose.Heading)), math.Sin(float64(gt.Pose.Heading))
-			fx, fy := 0.17, side*0.05
-			bx, by := float64(gt.Pose.X)+c*fx-sn*fy, float64(gt.Pose.Y)+sn*fx+c*fy
+			foot := gt.Pose.Global(hal.Vec2{X: 0.17, Y: side * 0.05})
+			bx, by := foot.X, foot.Y
 			if err := w.Trainer().MoveBall(bx, by, 0.05, 0, 0, 0); err != nil {
 				t.Fatal(err)
 			}

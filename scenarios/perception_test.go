@@ -225,7 +225,7 @@ func TestBallEstimate(t *testing.T) {
 			}
 			// In view: seen within the last two vision frames.
 			if b.Valid && b.SinceSeen <= 60*time.Millisecond && gt.Valid && gt.BallValid {
-				rel := toRobot(gt.Pose, gt.Ball)
+				rel := gt.Pose.Local(gt.Ball)
 				errs = append(errs, math.Hypot(b.Pos.X-rel.X, b.Pos.Y-rel.Y))
 			}
 		})
@@ -276,11 +276,4 @@ func TestBallEstimate(t *testing.T) {
 		t.Errorf("ball lost %v after it left the view, configured %v", after, lostAfter)
 	}
 	t.Logf("ball lost %v after it left the view, unseen for %v (configured %v)", lostAt-moved, sinceSeen, lostAfter)
-}
-
-// toRobot expresses a field position in the robot frame of pose.
-func toRobot(p hal.Pose2, v hal.Vec2) hal.Vec2 {
-	dx, dy := v.X-float64(p.X), v.Y-float64(p.Y)
-	c, s := math.Cos(float64(p.Heading)), math.Sin(float64(p.Heading))
-	return hal.Vec2{X: c*dx + s*dy, Y: -s*dx + c*dy}
 }

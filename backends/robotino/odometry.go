@@ -75,12 +75,7 @@ func (o *odometry) firmware(f proto.Odometry) {
 			Heading: th,
 		}
 	}
-	s, c := math.Sincos(float64(o.offset.Heading))
-	o.pose = hal.Pose2{
-		X:       o.offset.X + hal.Metres(c*float64(fw.X)-s*float64(fw.Y)),
-		Y:       o.offset.Y + hal.Metres(s*float64(fw.X)+c*float64(fw.Y)),
-		Heading: normAngle(o.offset.Heading + fw.Heading),
-	}
+	o.pose = o.offset.Compose(fw)
 }
 
 // move adds a displacement (dx, dy, dθ) in the robot frame, taking the
@@ -89,14 +84,5 @@ func (o *odometry) move(dx, dy, dth float64) {
 	s, c := math.Sincos(float64(o.pose.Heading) + dth/2)
 	o.pose.X += hal.Metres(c*dx - s*dy)
 	o.pose.Y += hal.Metres(s*dx + c*dy)
-	o.pose.Heading = normAngle(o.pose.Heading + hal.Radians(dth))
-}
-
-// normAngle wraps a to (−π, π].
-func normAngle(a hal.Radians) hal.Radians {
-	x := math.Remainder(float64(a), 2*math.Pi)
-	if x <= -math.Pi {
-		x += 2 * math.Pi
-	}
-	return hal.Radians(x)
+	o.pose.Heading = (o.pose.Heading + hal.Radians(dth)).Wrap()
 }

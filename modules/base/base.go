@@ -196,18 +196,7 @@ func (m *Module) odometry(valid bool) hal.Pose2 {
 	if !ok {
 		return hal.Pose2{}
 	}
-	return Relative(prev, cur)
-}
-
-// Relative returns pose b in the frame of pose a.
-func Relative(a, b hal.Pose2) hal.Pose2 {
-	s, c := math.Sincos(float64(a.Heading))
-	dx, dy := float64(b.X-a.X), float64(b.Y-a.Y)
-	return hal.Pose2{
-		X:       hal.Metres(c*dx + s*dy),
-		Y:       hal.Metres(-s*dx + c*dy),
-		Heading: hal.Radians(wrap(float64(b.Heading - a.Heading))),
-	}
+	return prev.Relative(cur)
 }
 
 // walk returns the velocity a walk request asks for, within the limits.
@@ -218,10 +207,10 @@ func (m *Module) walk(r *msg.WalkRequest, odo hal.Pose2) hal.BaseVelocity {
 	}
 	if !m.tracking || r.Target != m.lastReq {
 		m.target, m.lastReq, m.tracking = r.Target, r.Target, true
-		m.target.Heading = hal.Radians(wrap(float64(m.target.Heading)))
+		m.target.Heading = m.target.Heading.Wrap()
 	} else {
 		// What is left, seen from where the base is now.
-		m.target = Relative(odo, m.target)
+		m.target = odo.Relative(m.target)
 	}
 	t, c := m.target, &m.cfg.Target
 	if math.Hypot(float64(t.X), float64(t.Y)) < float64(c.Tolerance) && math.Abs(float64(t.Heading)) < float64(c.AngleTolerance) {
@@ -255,8 +244,4 @@ func (m *Module) ramp(want hal.BaseVelocity, dt float64) hal.BaseVelocity {
 	step := m.cfg.TurnAccel * dt
 	dw = min(max(dw, -step), step)
 	return hal.BaseVelocity{VX: v.VX + hal.MetresPerSec(dx), VY: v.VY + hal.MetresPerSec(dy), Omega: v.Omega + hal.RadPerSec(dw)}
-}
-
-func wrap(a float64) float64 {
-	return math.Remainder(a, 2*math.Pi)
 }

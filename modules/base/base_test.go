@@ -193,19 +193,13 @@ func TestOdometryIsTheBases(t *testing.T) {
 		// The state's odometry is the last tick's motion, in the frame of
 		// the tick before.
 		_, st := r.step(walk(0.3, 0.1, 0.5))
-		s, c := math.Sincos(float64(sum.Heading))
-		sum.X += hal.Metres(c*float64(st.Odometry.X) - s*float64(st.Odometry.Y))
-		sum.Y += hal.Metres(s*float64(st.Odometry.X) + c*float64(st.Odometry.Y))
-		sum.Heading += st.Odometry.Heading
+		sum = sum.Compose(st.Odometry)
 	}
 	// The last tick's motion is reported in the next tick.
 	want := r.bs.Odometry
 	_, st := r.step(walk(0.3, 0.1, 0.5))
-	s, c := math.Sincos(float64(sum.Heading))
-	sum.X += hal.Metres(c*float64(st.Odometry.X) - s*float64(st.Odometry.Y))
-	sum.Y += hal.Metres(s*float64(st.Odometry.X) + c*float64(st.Odometry.Y))
-	sum.Heading += st.Odometry.Heading
-	if math.Abs(float64(sum.X-want.X)) > 1e-9 || math.Abs(float64(sum.Y-want.Y)) > 1e-9 || math.Abs(float64(sum.Heading-want.Heading)) > 1e-9 {
+	sum = sum.Compose(st.Odometry)
+	if math.Abs(float64(sum.X-want.X)) > 1e-9 || math.Abs(float64(sum.Y-want.Y)) > 1e-9 || math.Abs(float64((sum.Heading-want.Heading).Wrap())) > 1e-9 {
 		t.Fatalf("summed odometry %+v, base moved %+v", sum, want)
 	}
 }

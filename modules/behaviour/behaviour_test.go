@@ -44,8 +44,7 @@ func playing() msg.GameControl {
 }
 
 func ballAt(rel hal.Vec2, p hal.Pose2) *msg.Ball {
-	s, c := math.Sincos(float64(p.Heading))
-	f := hal.Vec2{X: float64(p.X) + c*rel.X - s*rel.Y, Y: float64(p.Y) + s*rel.X + c*rel.Y}
+	f := p.Global(rel)
 	return &msg.Ball{Valid: true, Seen: true, Pos: rel, FieldValid: true, FieldPos: f, Source: msg.SourceFilter}
 }
 

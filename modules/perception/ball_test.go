@@ -41,7 +41,7 @@ func TestBallAccuracyWithinTwoMetres(t *testing.T) {
 				}
 				w.step(&in)
 				h.step(t, &in)
-				truth := toRobot(w.pose, w.ball)
+				truth := w.pose.Local(w.ball)
 				if h.now() < time.Second || math.Hypot(truth.X, truth.Y) > 2 {
 					continue
 				}
@@ -184,11 +184,11 @@ func TestBallPredictedThroughOdometry(t *testing.T) {
 	truth := hal.Pose2{}
 	for range 100 {
 		in.odo = hal.Pose2{X: 0.005, Heading: hal.Deg(0.9)}
-		truth = compose(truth, in.odo)
+		truth = truth.Compose(in.odo)
 		h.step(t, &in)
 	}
 	h.step(t, &input{connected: true}) // the last odometry arrives
-	want := toRobot(truth, hal.Vec2{X: 1})
+	want := truth.Local(hal.Vec2{X: 1})
 	if d := math.Hypot(h.ball.Pos.X-want.X, h.ball.Pos.Y-want.Y); d > 0.01 {
 		t.Fatalf("ball %+v after the robot's motion, want %+v", h.ball.Pos, want)
 	}

@@ -6,19 +6,8 @@ import (
 	"github.com/robotd/robotd/hal"
 )
 
-// wrap returns a in (-π, π].
-func wrap(a float64) float64 {
-	if a > math.Pi || a <= -math.Pi {
-		if math.IsNaN(a) || math.IsInf(a, 0) {
-			return 0
-		}
-		a = math.Remainder(a, 2*math.Pi)
-		if a <= -math.Pi {
-			a += 2 * math.Pi
-		}
-	}
-	return a
-}
+// wrap returns a in (-π, π] (hal.Radians.Wrap on a float).
+func wrap(a float64) float64 { return float64(hal.Radians(a).Wrap()) }
 
 // finite reports whether every value is a finite number.
 func finite(vs ...float64) bool {
@@ -28,40 +17,6 @@ func finite(vs ...float64) bool {
 		}
 	}
 	return true
-}
-
-// compose returns the pose b given in a's frame, in a's parent frame (a ⊕ b).
-func compose(a, b hal.Pose2) hal.Pose2 {
-	s, c := math.Sincos(float64(a.Heading))
-	return hal.Pose2{
-		X:       a.X + hal.Metres(c*float64(b.X)-s*float64(b.Y)),
-		Y:       a.Y + hal.Metres(s*float64(b.X)+c*float64(b.Y)),
-		Heading: hal.Radians(wrap(float64(a.Heading + b.Heading))),
-	}
-}
-
-// relative returns pose b in a's frame (a⁻¹ ⊕ b).
-func relative(a, b hal.Pose2) hal.Pose2 {
-	s, c := math.Sincos(float64(a.Heading))
-	dx, dy := float64(b.X-a.X), float64(b.Y-a.Y)
-	return hal.Pose2{
-		X:       hal.Metres(c*dx + s*dy),
-		Y:       hal.Metres(-s*dx + c*dy),
-		Heading: hal.Radians(wrap(float64(b.Heading - a.Heading))),
-	}
-}
-
-// toField returns the point p, relative to pose, in the field frame.
-func toField(pose hal.Pose2, p hal.Vec2) hal.Vec2 {
-	s, c := math.Sincos(float64(pose.Heading))
-	return hal.Vec2{X: float64(pose.X) + c*p.X - s*p.Y, Y: float64(pose.Y) + s*p.X + c*p.Y}
-}
-
-// toRobot returns the field point p relative to pose.
-func toRobot(pose hal.Pose2, p hal.Vec2) hal.Vec2 {
-	s, c := math.Sincos(float64(pose.Heading))
-	dx, dy := p.X-float64(pose.X), p.Y-float64(pose.Y)
-	return hal.Vec2{X: c*dx + s*dy, Y: -s*dx + c*dy}
 }
 
 // rotate rotates v by the angle with sine s and cosine c.

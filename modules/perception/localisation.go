@@ -261,7 +261,7 @@ func (l *localiser) predict(odo hal.Pose2) {
 		p.turn(dh + sh*l.rng.NormFloat64())
 	}
 	if l.valid {
-		l.est = compose(l.est, odo)
+		l.est = l.est.Compose(odo)
 	}
 }
 

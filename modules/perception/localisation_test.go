@@ -276,7 +276,7 @@ func TestLocalisationAfterFall(t *testing.T) {
 			if h.body.Fall != msg.FallenFront {
 				t.Fatalf("fall not detected: %v", h.body.Fall)
 			}
-			w.pose = compose(w.pose, hal.Pose2{X: 0.3, Heading: hal.Deg(tc.turn)})
+			w.pose = w.pose.Compose(hal.Pose2{X: 0.3, Heading: hal.Deg(tc.turn)})
 			w.fallen = false
 			in.angles.Pitch = 0
 			took, ok := recovery(t, h, w, &in, 10*time.Second)
@@ -395,7 +395,7 @@ func TestLocalisationRecoversNearbyWithoutIDs(t *testing.T) {
 		track(t, h, w, &in, 8*time.Second+time.Duration(seed)*time.Second, 0)
 		w.maxRange = 0
 		track(t, h, w, &in, time.Second, 0)
-		w.pose = compose(w.pose, hal.Pose2{Y: 0.6, Heading: hal.Deg(60)})
+		w.pose = w.pose.Compose(hal.Pose2{Y: 0.6, Heading: hal.Deg(60)})
 		w.maxRange = 9
 		resets := h.pose.Resets
 		took, ok := recovery(t, h, w, &in, 10*time.Second)

@@ -472,7 +472,7 @@ func (m *Module) Tick(t hal.Tick) error {
 	if pose.Valid && ball.Valid {
 		s, c := math.Sincos(float64(pose.Pose.Heading))
 		ball.FieldValid = true
-		ball.FieldPos = toField(pose.Pose, ball.Pos)
+		ball.FieldPos = pose.Pose.Global(ball.Pos)
 		ball.FieldVel = rotate(ball.Vel, s, c)
 	}
 	m.poseW.Set(pose)
@@ -486,7 +486,7 @@ func (m *Module) Tick(t hal.Tick) error {
 	}
 	tb := FuseTeamBall(own, hasOwn, reports, t.Time, m.cfg.TeamBall)
 	if tb.Valid && pose.Valid {
-		tb.Relative, tb.RelativeValid = toRobot(pose.Pose, tb.Pos), true
+		tb.Relative, tb.RelativeValid = pose.Pose.Local(tb.Pos), true
 	}
 	m.teamBallW.Set(tb)
 	return nil
@@ -505,7 +505,7 @@ func (m *Module) odometry() hal.Pose2 {
 		if !ok {
 			return hal.Pose2{}
 		}
-		return relative(prev, cur)
+		return prev.Relative(cur)
 	}
 	meta := m.motion.Load(&m.ms)
 	if !meta.Valid() || meta.Tick == m.odoTick {
@@ -543,6 +543,6 @@ func (m *Module) groundTruth(now time.Duration, dt float64, pose *msg.RobotPose,
 	s, c := math.Sincos(-float64(m.gt.Pose.Heading))
 	*ball = msg.Ball{
 		Valid: true, Seen: true, Source: msg.SourceGroundTruth,
-		Pos: toRobot(m.gt.Pose, m.gt.Ball), Vel: rotate(vel, s, c),
+		Pos: m.gt.Pose.Local(m.gt.Ball), Vel: rotate(vel, s, c),
 	}
 }

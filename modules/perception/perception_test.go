@@ -227,7 +227,7 @@ func TestGroundTruthMode(t *testing.T) {
 				t.Errorf("pose %+v from the truth, want the filter's (not localised)", h.pose)
 			}
 			if tc.ball {
-				want := toRobot(w.pose, w.ball)
+				want := w.pose.Local(w.ball)
 				if h.ball.Source != msg.SourceGroundTruth || !h.ball.Seen || h.ball.Lost ||
 					math.Abs(h.ball.Pos.X-want.X) > 1e-9 || math.Abs(h.ball.Pos.Y-want.Y) > 1e-9 {
 					t.Errorf("ball %+v, want the truth at %+v", h.ball, want)
@@ -344,7 +344,7 @@ func TestBaseOdometry(t *testing.T) {
 		if err := m.Tick(hal.Tick{Seq: seq, Time: time.Duration(seq) * period, Connected: true}); err != nil {
 			t.Fatal(err)
 		}
-		odo = compose(odo, hal.Pose2{X: 0.01})
+		odo = odo.Compose(hal.Pose2{X: 0.01})
 	}
 	ball, _ := ballR.Get()
 	if math.Abs(ball.Pos.X-0.6) > 0.01 || math.Abs(ball.Pos.Y) > 0.01 {

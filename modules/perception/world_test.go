@@ -220,7 +220,7 @@ func (w *world) step(in *input) {
 	dt := period.Seconds()
 	v, omega := w.command()
 	delta := hal.Pose2{X: hal.Metres(v * dt), Heading: hal.Radians(omega * dt)}
-	w.pose = compose(w.pose, delta)
+	w.pose = w.pose.Compose(delta)
 	in.odo = hal.Pose2{}
 	if !w.fallen {
 		in.odo = hal.Pose2{
@@ -238,7 +238,7 @@ func (w *world) step(in *input) {
 	}
 	t := float64(w.seq) * dt
 	if w.lookAtBall && w.ballOn {
-		b := toRobot(w.pose, w.ball)
+		b := w.pose.Local(w.ball)
 		w.head = min(max(math.Atan2(b.Y, b.X), -2), 2)
 	} else if !w.fixedHead {
 		w.head = 1.0 * math.Sin(2*math.Pi*t/4)
@@ -280,7 +280,7 @@ func (w *world) step(in *input) {
 
 // see adds an observation of the field point p if it is in view.
 func (w *world) see(in *input, kind hal.ObjectKind, id uint8, p hal.Vec2, maxRange float64) {
-	r := toRobot(w.pose, p)
+	r := w.pose.Local(p)
 	d := math.Hypot(r.X, r.Y)
 	b := math.Atan2(r.Y, r.X)
 	if d > maxRange || d < 0.1 || math.Abs(wrap(b-w.head)) > w.fov/2 {

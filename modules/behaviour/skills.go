@@ -21,7 +21,7 @@ func (w *world) walkTo(target hal.Vec2, heading float64, useHeading bool, tol fl
 		w.stand(msg.HeadRequest{Mode: msg.HeadScan})
 		return false
 	}
-	rel := toRobot(w.pose.Pose, target)
+	rel := w.pose.Pose.Local(target)
 	d := norm(rel)
 	herr := 0.0
 	if useHeading {
@@ -83,7 +83,7 @@ func (w *world) avoid(rel hal.Vec2, d float64) hal.Vec2 {
 		if !mt.Msg.PoseValid || w.now-mt.Received > w.cfg.Team.MateAge.D() {
 			continue
 		}
-		m := toRobot(w.pose.Pose, pos(mt.Msg.Pose))
+		m := w.pose.Pose.Local(pos(mt.Msg.Pose))
 		along := m.X*u.X + m.Y*u.Y
 		lat := u.X*m.Y - u.Y*m.X
 		if along <= 0 || along >= d || math.Abs(lat) >= r || along > 2 {

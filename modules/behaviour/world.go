@@ -120,7 +120,7 @@ func (w *world) updateBall() {
 		if b.FieldValid {
 			w.ballField = b.FieldPos
 		} else if w.pose.Valid {
-			w.ballField = toField(w.pose.Pose, b.Pos)
+			w.ballField = w.pose.Pose.Global(b.Pos)
 		}
 		return
 	case w.teamBall.Valid && w.teamBall.RelativeValid:
@@ -144,7 +144,7 @@ func (w *world) updateBall() {
 		best = age
 		w.ballKnown = true
 		w.ballField = m.Msg.Ball
-		w.ballRel = toRobot(w.pose.Pose, m.Msg.Ball)
+		w.ballRel = w.pose.Pose.Local(m.Msg.Ball)
 	}
 }
 

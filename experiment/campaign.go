@@ -19,7 +19,7 @@ type Options struct {
 	// simulator (1 on an attached server, which runs one trial at a time).
 	Parallel int
 	// Target attaches to a running SimSpark server (rcssserver3d in sync
-	// mode, or robotd's cmd/simserver) instead of starting the embedded
+	// mode, or robotd's cmd/embeddedsim) instead of starting the embedded
 	// simulator for every trial.
 	Target *simrun.Target
 	// TrialTimeout bounds one trial's wall time (10 minutes by default).

@@ -24,7 +24,7 @@ type Dimensions struct {
 }
 
 // SPL returns the dimensions of the SPL field (and of the SimSpark SPL fork,
-// as measured in shared/traces/simspark).
+// as measured in internal/traces/testdata).
 func SPL() Dimensions {
 	return Dimensions{
 		Length: 9, Width: 6, GoalWidth: 1.6,

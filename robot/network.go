@@ -40,6 +40,10 @@ type GameControllerConfig struct {
 	// ReturnPort is its return port (3939).
 	ReturnEvery config.Duration `json:"return_every"`
 	ReturnPort  int             `json:"return_port"`
+	// Simulated, when enabled, replaces the GameController's packets by a
+	// simulated GameController on the robot's tick time (a kick-off:
+	// INITIAL, READY, SET, PLAYING); no port is opened for it.
+	Simulated gamecontroller.ScriptConfig `json:"simulated"`
 	gamecontroller.ModuleConfig
 }
 
@@ -54,7 +58,7 @@ func DefaultTeamCommConfig() TeamCommConfig {
 func DefaultGameControllerConfig() GameControllerConfig {
 	return GameControllerConfig{Enabled: true, Listen: fmt.Sprintf(":%d", gamecontroller.ControlPort),
 		ReturnEvery: config.Duration(time.Second), ReturnPort: gamecontroller.ReturnPort,
-		ModuleConfig: gamecontroller.DefaultModuleConfig()}
+		Simulated: gamecontroller.DefaultScriptConfig(), ModuleConfig: gamecontroller.DefaultModuleConfig()}
 }
 
 // Identify sets the robot's team and player numbers wherever a module
@@ -108,7 +112,9 @@ func StartNetwork(ctx context.Context, cfg *Config, reg prometheus.Registerer, l
 	}
 	var gcSrc gamecontroller.Source
 	var gcMod *gamecontroller.Module
-	if g := cfg.GameController; g.Enabled {
+	if g := cfg.GameController; g.Simulated.Enabled {
+		gcSrc = gamecontroller.NewScript(g.Simulated, g.Team, g.HalfLength.D())
+	} else if g.Enabled {
 		var client *gamecontroller.Client
 		cc := gamecontroller.ClientConfig{Listen: g.Listen, Team: uint8(g.Team), Player: uint8(g.Player),
 			ReturnEvery: g.ReturnEvery.D(), ReturnPort: g.ReturnPort}

@@ -57,6 +57,9 @@ func (c *Config) Validate() error {
 	if err := c.Base.Validate(); err != nil {
 		return err
 	}
+	if err := c.GameController.Simulated.Validate(); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -96,10 +99,17 @@ func Modules(cfg *Config) []runner.Module { return ModulesFor(cfg, Legs) }
 // without I/O of their own, which a replay reruns. The network's modules
 // come from StartNetwork (or TeamModules). The runner orders them by what
 // they read and write; the slice order is only the tie-break.
+//
+// With the simulated GameController on, its goalkeeper is the team's, as a
+// real GameController's packets say who keeps goal (0: none).
 func ModulesFor(cfg *Config, b Body) []runner.Module {
+	bc := cfg.Behaviour
+	if s := cfg.GameController.Simulated; s.Enabled {
+		bc.Roles.Goalkeeper = s.Goalkeeper
+	}
 	mods := []runner.Module{
 		perception.New(cfg.Perception),
-		behaviour.New(cfg.Behaviour),
+		behaviour.New(bc),
 	}
 	if b == OmniBase {
 		return append(mods, base.New(cfg.Base))

@@ -255,6 +255,12 @@ func (r *Runner) Step(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("runner: waiting for the next tick: %w", err)
 	}
+	// A backend may return a tick that arrived as ctx was cancelled: once
+	// shutdown has started, no module's command goes out, only the safe
+	// state (Run).
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("runner: stopping before tick %d: %w", t.Seq, err)
+	}
 	r.ticks++
 	r.board.BeginTick(t.Seq, t.Time)
 	r.tickW.Set(t)
@@ -281,6 +287,9 @@ func (r *Runner) Step(ctx context.Context) error {
 	r.met.tick(time.Since(start), t.Period, t.Connected)
 	for _, f := range r.sinks {
 		f()
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("runner: stopping before committing tick %d: %w", t.Seq, err)
 	}
 	if err := r.dev.Commit(ctx); err != nil {
 		if ctx.Err() != nil {

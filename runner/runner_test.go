@@ -414,3 +414,57 @@ func TestProviderLimitsTheWiredCapabilities(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// cancelling is the loopback robot whose clock cancels the run while it
+// hands out a tick (a sensor packet that arrives as shutdown starts), or
+// whose modules cancel it during the tick; it counts the commits.
+type cancelling struct {
+	*loopback.Backend
+	cancelInNext bool
+	cancel       context.CancelFunc
+	commits      int
+	safe         int
+}
+
+func (c *cancelling) Next(ctx context.Context) (hal.Tick, error) {
+	t, err := c.Backend.Next(ctx)
+	if c.cancelInNext && t.Seq == 3 {
+		c.cancel()
+	}
+	return t, err
+}
+
+func (c *cancelling) Commit(ctx context.Context) error {
+	c.commits++
+	return c.Backend.Commit(ctx)
+}
+
+func (c *cancelling) SafeState(ctx context.Context) error {
+	c.safe++
+	return c.Backend.SafeState(ctx)
+}
+
+// TestNoCommandAfterShutdownStarts: a tick that arrives as the run is
+// cancelled, or whose modules run while it is, sends no module command;
+// only the safe state follows.
+func TestNoCommandAfterShutdownStarts(t *testing.T) {
+	for _, inNext := range []bool{true, false} {
+		ctx, cancel := context.WithCancel(context.Background())
+		dev := &cancelling{Backend: loopback.New(haltest.NewClock(period, 10)), cancelInNext: inNext, cancel: cancel}
+		m := &fake{name: "m", writes: []string{"x"}, tick: func(tk hal.Tick) error {
+			if !inNext && tk.Seq == 3 {
+				cancel()
+			}
+			return nil
+		}}
+		r := runner.New(runner.DefaultConfig(), dev, blackboard.New(), nil, nil)
+		r.Add(m)
+		if err := r.Run(ctx); err != nil {
+			t.Fatalf("cancel in Next %v: %v", inNext, err)
+		}
+		cancel()
+		if dev.commits != 2 || dev.safe != 1 {
+			t.Errorf("cancel in Next %v: %d commits and %d safe states; want the 2 of the ticks before shutdown, then the safe state", inNext, dev.commits, dev.safe)
+		}
+	}
+}

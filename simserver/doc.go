@@ -2,7 +2,7 @@
 // server that speaks the rcssserver3d agent protocol (port 3100) and the
 // trainer/monitor protocol (port 3200) with the names, units, delays,
 // gains, clamps and noise measured on the rUNSWift SPL fork
-// (shared/traces/simspark), so that robotd's sim build, CI and newcomers
+// (internal/traces/testdata), so that robotd's sim build, CI and newcomers
 // can run without rcssserver3d.
 //
 // It is NOT a physics engine. The world is deterministic and kinematic:

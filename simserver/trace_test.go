@@ -17,7 +17,7 @@ import (
 	"github.com/robotd/robotd/proto/simspark"
 )
 
-// trace is a recorded session of shared/traces/simspark, prepared for
+// trace is a recorded session of internal/traces/testdata, prepared for
 // replay: the server's messages, and the agent's replies grouped by the
 // message after which they took effect on the real server.
 type trace struct {

@@ -1,6 +1,6 @@
 // Package sim is robotd's SimSpark / rcssserver3d backend: seed 003's
 // "Simulation module", rebuilt on the measured facts of
-// shared/traces/simspark.
+// internal/traces/testdata.
 //
 // The package has two layers. Adapter is pure: it turns one parsed
 // perceptor message into HAL values in the NAO frame (joint angles, IMU,

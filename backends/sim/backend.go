@@ -102,7 +102,33 @@ type Backend struct {
 	errors, reconnects atomic.Uint64
 	logAt              time.Duration // tick time of the next allowed malformed-message log
 	suppressed         int
+	stalls             stallLog
 }
+
+// stallLog counts the simulator's stalls (live, then silent for
+// ReadTimeout) and logs them at most once per stallLogEvery: a loaded
+// machine can stall a real-time simulator many times a minute.
+type stallLog struct {
+	n, logged uint64
+	at        time.Time // when the last line was logged
+	longest   time.Duration
+}
+
+// stallLogEvery is the shortest time between two stall log lines.
+const stallLogEvery = time.Minute
+
+// stalled counts a stall after silent and logs it if a line is due.
+func (s *stallLog) stalled(log *slog.Logger, addr string, now time.Time, silent time.Duration) {
+	s.n++
+	s.longest = max(s.longest, silent)
+	if s.logged > 0 && now.Sub(s.at) < stallLogEvery {
+		return
+	}
+	log.Warn("the simulator is silent; ticking without it until it is back (logged at most once a minute)", "addr", addr,
+		"after", silent, "stalls", s.n-s.logged, "longest", s.longest)
+	s.logged, s.at, s.longest = s.n, now, 0
+}
+
 
 // New returns a backend for cfg. It does not connect: the first Next
 // starts connecting, and Next ticks (disconnected) until the server
@@ -292,7 +318,7 @@ func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
 			case b.live && !b.stalled:
 				b.stalled = true
 				b.errors.Add(1)
-				b.log.Warn("the simulator is silent; ticking without it", "addr", b.addr, "after", now.Sub(b.lastMsg))
+				b.stalls.stalled(b.log, b.addr, now, now.Sub(b.lastMsg))
 				return b.idleTick(now), nil
 			case b.live && now.Sub(b.lastMsg) >= b.cfg.DeadTimeout.D():
 				b.drop(fmt.Errorf("sim: no message from %s for %v: %w", b.addr, b.cfg.DeadTimeout.D(), errSilent))
@@ -374,7 +400,7 @@ func (b *Backend) connectedTick() hal.Tick {
 	}
 	if b.stalled {
 		b.stalled = false
-		b.log.Info("the simulator is back", "addr", b.addr)
+		b.log.Debug("the simulator is back", "addr", b.addr)
 	}
 	b.a.Update(&b.p)
 	b.replyDue = true

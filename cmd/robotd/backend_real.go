@@ -12,6 +12,10 @@ import (
 
 const buildName = "real"
 
+// buildDefaults sets the robot build's own defaults: none (a real robot
+// waits for a real GameController).
+func buildDefaults(*Config) {}
+
 // newBackend constructs the real-hardware backend: a NAO v6 through LoLA or
 // a Robotino through its serial link, as configured or detected (package
 // real).

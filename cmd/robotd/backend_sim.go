@@ -19,6 +19,10 @@ import (
 
 const buildName = "sim"
 
+// buildDefaults sets the sim build's own defaults: a simulated
+// GameController runs a kick-off, so that the robot plays at once.
+func buildDefaults(c *Config) { c.GameController.Simulated.Enabled = true }
+
 // newBackend constructs the simulation backend: the SimSpark client, to a
 // server that listens (modes auto and server) or to the embedded simulator
 // started here (auto when nothing listens, and embedded); or the loopback

@@ -101,6 +101,7 @@ func DefaultConfig() Config {
 		Sim:    SimConfig{Mode: "auto", Config: sim.DefaultConfig(), Embedded: DefaultEmbeddedConfig()},
 		Record: DefaultRecordConfig(),
 	}
+	buildDefaults(&c)
 	c.identify()
 	return c
 }

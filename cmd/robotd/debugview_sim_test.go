@@ -220,6 +220,54 @@ func TestDebugPageInChromium(t *testing.T) {
 			t.Errorf("%s = %s, want %s", tc.expr, got, tc.want)
 		}
 	}
+	// The search grid's colours: a cell as likely as in a uniform grid is
+	// faint grey, so a uniform grid reads as "no information"; more likely
+	// cells are warm, less likely ones blue.
+	for _, tc := range []struct{ expr, want string }{
+		{`gridColour(1/9, 9)`, `"hsla(0, 0%, 85%, 0.10)"`},
+		{`gridColour(0.5, 9)`, `"hsla(12, 90%, 55%, 0.482)"`},
+		{`gridColour(0.01, 9)`, `"hsla(210, 70%, 55%, 0.350)"`},
+		{`gridColour(NaN, 9)`, `"hsla(0, 0%, 60%, 0.08)"`},
+	} {
+		var got string
+		if err := sess.eval(ctx, "JSON.stringify(robotdDebug.readers."+tc.expr+")", &got); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s = %s, want %s", tc.expr, got, tc.want)
+		}
+	}
+	// A blackboard value longer than its cell is shown whole after a
+	// click (pretty-printed JSON), and folded again by another.
+	clickSearch := `(() => { const row = Array.from(document.querySelectorAll('#board-body tr')).find((r) => r.children[0].textContent.startsWith('` + debugview.SearchEntry + `'));
+		if (!row) return 'no row'; row.children[2].click(); return 'clicked'; })()`
+	readSearch := `(() => { const row = Array.from(document.querySelectorAll('#board-body tr')).find((r) => r.children[0].textContent.startsWith('` + debugview.SearchEntry + `'));
+		const pre = row && row.children[2].querySelector('pre.whole'); if (!pre) return row && row.children[2].querySelector('.one') ? 'folded' : 'none';
+		try { const v = JSON.parse(pre.textContent); return Array.isArray(v.Probabilities) ? 'whole ' + pre.textContent.length : 'whole, no grid'; } catch (e) { return 'not JSON: ' + e; } })()`
+	waitShown := func(want string) string {
+		var got string
+		for range 100 {
+			if err := sess.eval(ctx, readSearch, &got); err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(got, want) {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		return got
+	}
+	for _, want := range []string{"whole", "folded"} {
+		var clicked string
+		if err := sess.eval(ctx, clickSearch, &clicked); err != nil || clicked != "clicked" {
+			t.Fatalf("clicking the %s value: %q, %v", debugview.SearchEntry, clicked, err)
+		}
+		if got := waitShown(want); !strings.HasPrefix(got, want) {
+			t.Errorf("after a click the %s value is %q; want %s", debugview.SearchEntry, got, want)
+		} else {
+			t.Logf("after a click: %s", got)
+		}
+	}
 
 	time.Sleep(500 * time.Millisecond) // one more update of the panels before the picture
 	png, err := sess.screenshot(ctx)

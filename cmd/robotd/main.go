@@ -80,6 +80,7 @@ func loadConfig(args []string, stdout, stderr io.Writer) (*Config, error) {
 	metrics := fs.String("metrics-addr", "", "listen address for /metrics (overrides metrics.addr; default 127.0.0.1:<10000+100·team+player>)")
 	level := fs.String("log-level", "", "log level: debug, info, warn, error (overrides log.level)")
 	printCfg := fs.Bool("print-config", false, "print the effective configuration as JSON and exit")
+	wait := fs.Bool("wait", false, "stand and wait for a real GameController (turns the simulated game, gamecontroller.simulated, off)")
 	var sets []string
 	fs.Func("set", "set one configuration value, `key=value` with a dotted key as in -print-config (e.g. sim.embedded.sync=true); repeatable, applied after -config", func(s string) error {
 		sets = append(sets, s)
@@ -117,6 +118,10 @@ func loadConfig(args []string, stdout, stderr io.Writer) (*Config, error) {
 			cfg.Metrics.Addr = *metrics
 		case "log-level":
 			cfg.Log.Level = *level
+		case "wait":
+			if *wait {
+				cfg.GameController.Simulated.Enabled = false
+			}
 		}
 	})
 	cfg.identify()
@@ -153,6 +158,21 @@ func newLogger(c LogConfig, w io.Writer) *slog.Logger {
 // serve runs the daemon until ctx is done.
 func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	log = log.With("team", cfg.Robot.TeamNumber, "player", cfg.Robot.Player)
+	// The listener first, so that the first lines say where to look.
+	ln, err := net.Listen("tcp", cfg.MetricsAddr())
+	if err != nil {
+		return fmt.Errorf("metrics listener: %w", err)
+	}
+	defer ln.Close()
+	base := "http://" + ln.Addr().String()
+	log.Info("robotd starting", "build", buildName, "debug_page", base+"/", "metrics", base+"/metrics")
+	if s := cfg.GameController.Simulated; s.Enabled {
+		log.Info("a simulated GameController runs a kick-off: the robot walks to its position in READY, stands in SET, "+
+			"then plays: it walks to the ball and kicks it towards the goal (-wait: wait for a real GameController instead)",
+			"initial", s.Initial.D(), "ready", s.Ready.D(), "set", s.Set.D())
+	} else if cfg.GameController.Enabled {
+		log.Info("waiting for a GameController on the network; the robot stands until it says PLAYING", "listen", cfg.GameController.Listen)
+	}
 	dev, err := newBackend(ctx, cfg, log)
 	if err != nil {
 		return fmt.Errorf("starting the %s backend: %w", buildName, err)
@@ -197,15 +217,10 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		return err
 	}
 
-	ln, err := net.Listen("tcp", cfg.MetricsAddr())
-	if err != nil {
-		_ = r.SafeState()
-		return fmt.Errorf("metrics listener: %w", err)
-	}
 	srv := &http.Server{Handler: debugMux(reg, board, cfg, log), ReadHeaderTimeout: 5 * time.Second}
 	srvDone := make(chan error, 1)
 	go func() { srvDone <- srv.Serve(ln) }()
-	log.Info("robotd running", "build", buildName, "body", body.String(), "metrics", "http://"+ln.Addr().String()+"/metrics")
+	log.Info("robotd running", "build", buildName, "body", body.String(), "debug_page", base+"/", "metrics", base+"/metrics")
 
 	runErr := runRecording(ctx, cfg.Record, cfg, r, reg, log)
 

@@ -134,7 +134,7 @@
   }
 
   // The readers, for tests and the console.
-  dbg.readers = { pathOf, nameOf, searchOf: (v) => searchOf(v, fieldOf()) };
+  dbg.readers = { pathOf, nameOf, searchOf: (v) => searchOf(v, fieldOf()), gridColour };
 
   // ---------- robots and their connections
 
@@ -467,14 +467,26 @@
     return { x, y, h, cov: matrix(get(v, 'Cov'), 3), conf: num(get(v, 'Confidence')) };
   }
 
+  // gridColour colours a search-grid cell by its probability relative to
+  // a uniform grid's (ratio 1): more likely cells warm and more opaque,
+  // less likely ones blue, a uniform grid faint grey. t is log2 of the
+  // ratio, clamped to ±3 (8 times more or less likely than uniform).
+  function gridColour(p, n) {
+    if (!Number.isFinite(p) || p < 0 || !(n > 0)) return 'hsla(0, 0%, 60%, 0.08)';
+    const t = Math.max(-3, Math.min(3, Math.log2(Math.max(p * n, 1e-9)))) / 3;
+    if (Math.abs(t) < 0.05) return 'hsla(0, 0%, 85%, 0.10)';
+    if (t > 0) return `hsla(${Math.round(45 - 45 * t)}, 90%, 55%, ${(0.12 + 0.5 * t).toFixed(3)})`;
+    return `hsla(210, 70%, 55%, ${(0.10 + 0.25 * -t).toFixed(3)})`;
+  }
+
   function drawGrid(g) {
-    let max = 0;
-    for (const p of g.p) if (Number.isFinite(p) && p > max) max = p;
+    let sum = 0;
+    for (const p of g.p) if (Number.isFinite(p) && p > 0) sum += p;
+    const n = g.cols * g.rows;
     for (let r = 0; r < g.rows; r++) {
       for (let c = 0; c < g.cols; c++) {
         const p = g.p[r * g.cols + c];
-        const t = max > 0 && Number.isFinite(p) ? Math.max(0, Math.min(1, p / max)) : 0;
-        ctx.fillStyle = `hsla(${Math.round(120 * (1 - t))}, 85%, 50%, ${0.25 + 0.4 * t})`;
+        ctx.fillStyle = gridColour(sum > 0 ? p / sum : NaN, n);
         const cy = g.cellY || g.cell;
         const x = g.origin.x + c * g.cell, y = g.origin.y + (r + 1) * cy;
         ctx.fillRect(px(x), py(y), g.cell * view.s - 1, cy * view.s - 1);
@@ -631,7 +643,7 @@
       return `<span><span class="sw" style="background:${r.color}"></span>${esc(r.label() + why)}</span>`;
     });
     items.push('<span>ellipses: 95%</span><span>dashed: ground truth</span><span>◯ dashed: team ball</span>');
-    if (grid) items.push(`<span>search grid ${grid.cols}×${grid.rows}: <span style="color:hsl(120,85%,50%)">unlikely</span> → <span style="color:hsl(0,85%,55%)">likely</span></span>`);
+    if (grid) items.push(`<span>search grid ${grid.cols}×${grid.rows}, ball probability against a uniform grid: <span style="color:hsl(210,70%,65%)">less likely</span> · <span style="color:hsl(0,0%,80%)">as likely</span> · <span style="color:hsl(20,90%,60%)">more likely</span></span>`);
     const html = items.join('');
     if ($('legend').innerHTML !== html) $('legend').innerHTML = html;
   }
@@ -779,11 +791,14 @@
       if (row.dataset.v === key) continue;
       row.dataset.v = key;
       if (e.error) { val.textContent = 'undecodable: ' + e.error; continue; }
+      // Collapsed: one line, cut by the cell's width; a click shows the
+      // whole value, pretty-printed, and another folds it again.
       if (expanded.has(name)) {
-        val.innerHTML = `<pre>${esc(JSON.stringify(e.value, null, 2))}</pre>`;
+        val.title = 'click to fold';
+        val.innerHTML = `<pre class="whole">${esc(JSON.stringify(e.value, null, 2))}</pre>`;
       } else {
-        const s = JSON.stringify(e.value);
-        val.innerHTML = `<div class="one">${esc(s.length > 400 ? s.slice(0, 400) + '…' : s)}</div>`;
+        val.title = 'click to show the whole value';
+        val.innerHTML = `<div class="one">${esc(JSON.stringify(e.value))}</div>`;
       }
     }
     for (const [name, row] of boardRows) {

@@ -1,5 +1,5 @@
-// Package traces reads the recorded rcssserver3d traces in
-// shared/traces/simspark for tests.
+// Package traces reads the recorded rcssserver3d traces in its testdata
+// directory for tests (testdata/SOURCE.md says where they come from).
 package traces
 
 import (
@@ -23,16 +23,16 @@ type Message struct {
 	Payload []byte
 }
 
-// Dir returns the traces' directory: shared/ beside the repository.
+// Dir returns the traces' directory, this package's testdata.
 func Dir(t testing.TB) string {
 	t.Helper()
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		t.Fatal("traces: cannot locate the repository")
 	}
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "traces", "simspark")
+	dir := filepath.Join(filepath.Dir(file), "testdata")
 	if _, err := os.Stat(dir); err != nil {
-		t.Fatalf("traces: %v (the shared/ directory must sit beside the repository)", err)
+		t.Fatalf("traces: %v", err)
 	}
 	return dir
 }

@@ -128,7 +128,7 @@ func DefaultConfig() Config {
 		Walk: WalkConfig{Speed: 0.25, TurnSpeed: 0.8, SideSpeed: 0.05, TurnGain: 1.5,
 			FaceDistance: 0.5, AvoidRadius: 0.5, CameraHeight: 0.5},
 		Kick: KickConfig{Enabled: true, Behind: 0.22, Reach: hal.Vec2{X: 0.1, Y: 0.22},
-			MaxOffset: 0.06, FootOffset: 0.05, MaxAngle: 0.35, Timeout: config.Duration(4 * time.Second)},
+			MaxOffset: 0.025, FootOffset: 0.05, MaxAngle: 0.15, Timeout: config.Duration(4 * time.Second)},
 		Roles: roles.DefaultConfig(),
 		Search: SearchConfig{
 			Strategy: "2017", ReliableDistance: 2.5, Margin: 0.65,

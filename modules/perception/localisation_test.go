@@ -1,6 +1,7 @@
 package perception
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -35,6 +36,10 @@ func track(t *testing.T, h *harness, w *world, in *input, d, skip time.Duration)
 // half, heading along it.
 func onCircle() hal.Pose2 { return hal.Pose2{X: -1.5, Heading: hal.Radians(-math.Pi / 2)} }
 
+// trackTime is how long the robot walks round the centre circle: about
+// two thirds of a lap at the walk's speed.
+const trackTime = 30 * time.Second
+
 func TestLocalisationTracksWalkAroundCentreCircle(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -64,15 +69,15 @@ func TestLocalisationTracksWalkAroundCentreCircle(t *testing.T) {
 			w := newWorld(tc.seed, onCircle())
 			tc.setup(w)
 			var in input
-			dists, heads := track(t, h, w, &in, 60*time.Second, tc.skip)
+			dists, heads := track(t, h, w, &in, trackTime, tc.skip)
 			first := 0
 			for first < len(dists) && math.IsInf(dists[first], 1) {
 				first++
 			}
 			med, p95 := percentile(dists, 0.5), percentile(dists, 0.95)
 			hmed := percentile(heads, 0.5) * 180 / math.Pi
-			t.Logf("valid %v after the counted time starts; pose error over 60 s: median %.3f m, p95 %.3f m, max after localised %.3f m; heading median %.2f°, p95 %.2f°; confidence %.2f",
-				time.Duration(first)*period, med, p95, percentile(dists[first:], 1), hmed, percentile(heads, 0.95)*180/math.Pi, h.pose.Confidence)
+			t.Logf("valid %v after the counted time starts; pose error over %v: median %.3f m, p95 %.3f m, max after localised %.3f m; heading median %.2f°, p95 %.2f°; confidence %.2f",
+				time.Duration(first)*period, trackTime, med, p95, percentile(dists[first:], 1), hmed, percentile(heads, 0.95)*180/math.Pi, h.pose.Confidence)
 			if med > 0.15 || hmed > 10 || p95 > 0.35 {
 				t.Errorf("pose error median %.3f m / %.2f°, p95 %.3f m; want ≤ 0.15 m / 10°, ≤ 0.35 m", med, hmed, p95)
 			}
@@ -187,7 +192,7 @@ func TestLocalisationSymmetricStart(t *testing.T) {
 		{"posts without IDs, prior: own half", false, true, 60 * time.Second},
 	}
 	for _, tc := range tests {
-		for seed := uint64(21); seed < 24; seed++ {
+		for seed := uint64(21); seed < 23; seed++ {
 			t.Run(tc.name, func(t *testing.T) {
 				t.Parallel()
 				cfg := DefaultConfig()
@@ -386,13 +391,23 @@ func TestLocalisationRecoversNearbyWithoutIDs(t *testing.T) {
 	// posts' IDs: the search starts near the lost estimate, so the robot
 	// does not end up on the mirrored pose.
 	for seed := uint64(61); seed < 67; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			t.Parallel()
+			recoversNearby(t, seed)
+		})
+	}
+}
+
+func recoversNearby(t *testing.T, seed uint64) {
+	{
 		cfg := DefaultConfig()
 		cfg.Seed = seed
 		h := newHarness(t, cfg)
 		w := newWorld(seed, onCircle())
 		w.postIDs = false
 		var in input
-		track(t, h, w, &in, 8*time.Second+time.Duration(seed)*time.Second, 0)
+		// Pushed after 9 to 14 s of walking, a different place per seed.
+		track(t, h, w, &in, 8*time.Second+time.Duration(seed-60)*time.Second, 0)
 		w.maxRange = 0
 		track(t, h, w, &in, time.Second, 0)
 		w.pose = w.pose.Compose(hal.Pose2{Y: 0.6, Heading: hal.Deg(60)})

@@ -202,7 +202,7 @@ type TeamBallConfig struct {
 }
 
 // ballFriction is the default rolling friction: the SimSpark SPL fork's
-// ball rolls 1.64 m from 2 m/s (shared/traces/simspark).
+// ball rolls 1.64 m from 2 m/s (internal/traces/testdata).
 const ballFriction = 1.2
 
 // DefaultConfig returns the defaults.

@@ -50,7 +50,7 @@ func TestDetectFall(t *testing.T) {
 		{"leaning 35° forward, still", 35, 0, hal.Vec3{}, msg.Upright, false},
 		{"leaning 35° forward, recovering", 35, 0, hal.Vec3{Y: -2}, msg.Upright, false},
 		{"leaning 35° forward, slowly further", 35, 0, hal.Vec3{Y: 0.5}, msg.Upright, false},
-		// Peak rates of the simulator's falls (shared/traces/simspark).
+		// Peak rates of the simulator's falls (internal/traces/testdata).
 		{"tipping forward", 35, 5, hal.Vec3{Y: deg(277)}, msg.FallenFront, true},
 		{"tipping backward", -32, 0, hal.Vec3{Y: -deg(329)}, msg.FallenBack, true},
 		{"tipping right", 2, 31, hal.Vec3{X: deg(500)}, msg.FallenRight, true},

@@ -69,6 +69,7 @@ type Module struct {
 	data            Data
 	hs              hal.GameState
 	out             msg.GameControl
+	logged          msg.GameControl // the state last logged
 
 	rmu sync.Mutex
 	ret Return
@@ -114,6 +115,9 @@ func (m *Module) Wire(b *blackboard.Board) error {
 // Tick implements runner.Module.
 func (m *Module) Tick(t hal.Tick) error {
 	now := t.Time
+	if ts, ok := m.src.(TickSource); ok {
+		ts.Tick(now)
+	}
 	if m.src != nil {
 		st := m.src.Stats()
 		if st.Packets != m.packets {
@@ -144,6 +148,11 @@ func (m *Module) Tick(t hal.Tick) error {
 		m.out = msg.GameControl{}
 	}
 	m.out.TwoSources = two
+	if m.out.State != m.logged.State || m.out.Source != m.logged.Source || m.out.Penalised != m.logged.Penalised {
+		// A change of the game state is rare: a handful per half.
+		m.log.Info("game state", "state", m.out.State.String(), "source", m.out.Source.String(), "penalised", m.out.Penalised)
+		m.logged = m.out
+	}
 	m.w.Set(m.out)
 	m.keepReturn()
 	return nil

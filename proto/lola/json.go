@@ -8,7 +8,7 @@ import (
 )
 
 // ParseSensorsJSON reads a sensor map rendered as JSON, the form of the
-// real-robot sample in shared/testdata/lola/: each key of §1.2 with its
+// real-robot sample in proto/lola/testdata/: each key of §1.2 with its
 // values as numbers (strings for RobotConfig). Every key must have its
 // full length; unknown keys are errors.
 func ParseSensorsJSON(b []byte) (Sensors, error) {

@@ -1,5 +1,5 @@
 // Package simspark is the wire codec of SimSpark / rcssserver3d
-// (protocols.md §3, shared/traces/simspark), shared by robotd's SimSpark
+// (protocols.md §3, internal/traces/testdata), shared by robotd's SimSpark
 // client backend and its embedded SimSpark-compatible simulator:
 //
 //   - framing: a 4-byte big-endian length, then the payload (FrameReader,

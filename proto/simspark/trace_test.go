@@ -12,9 +12,9 @@ import (
 	"testing"
 )
 
-// traceDir holds the recorded rcssserver3d traces (shared/ beside the
-// repository).
-const traceDir = "../../../shared/traces/simspark"
+// traceDir holds the recorded rcssserver3d traces (their origin is in
+// its SOURCE.md).
+const traceDir = "../../internal/traces/testdata"
 
 // traceMsg is one line of a trace: cycle<TAB>dir<TAB>t_ms<TAB>payload.
 type traceMsg struct {
@@ -39,7 +39,7 @@ func traces(tb testing.TB) []traceMsg {
 		abs, _ := filepath.Abs(traceDir)
 		files, err := filepath.Glob(filepath.Join(traceDir, "*.txt"))
 		if err != nil || len(files) == 0 {
-			c.err = "no trace files in " + abs + " (the shared/ directory must sit beside the repository)"
+			c.err = "no trace files in " + abs + ""
 			return
 		}
 		for _, name := range files {

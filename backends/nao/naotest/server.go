@@ -1,6 +1,6 @@
 // Package naotest has a fake LoLA for tests: a real Unix-socket server that
 // sends NAO v6 sensor maps (protocols.md §1.2) built from the real-robot
-// sample in shared/testdata/lola/ (copied here byte for byte, see
+// sample in proto/lola/testdata/ (copied here byte for byte, see
 // README.md) and checks and records every actuator map (§1.4) it gets.
 //
 // Like LoLA it sends a map every Period (12 ms), one client at a time; to
@@ -29,7 +29,7 @@ import (
 var sampleJSON []byte
 
 // SampleSHA256 is the sha256 of the embedded sample, as documented in
-// shared/testdata/lola/README.md.
+// proto/lola/testdata/README.md.
 const SampleSHA256 = "c5e2fcce52511bf8d8ef3e198c223cba7b830608334c7296c03d72241f7f73d4"
 
 // SampleJSON returns the embedded sample file's bytes.

@@ -1,12 +1,12 @@
-// Command simserver runs robotd's embedded SimSpark-compatible simulator:
+// Command embeddedsim runs robotd's embedded SimSpark-compatible simulator:
 // agents connect to the agent port (default 127.0.0.1:3100) as they would
 // to rcssserver3d, monitors and trainers to the monitor port (default
 // 127.0.0.1:3200).
 //
-//	simserver                      # real time, 10 ms cycles (the SPL fork)
-//	simserver -sync                # wait for (syn) from every agent each cycle
-//	simserver -cycle 20ms          # upstream rcssserver3d's cycle
-//	simserver -seed 7 -no-noise    # other noise, or none
+//	embeddedsim                      # real time, 10 ms cycles (the SPL fork)
+//	embeddedsim -sync                # wait for (syn) from every agent each cycle
+//	embeddedsim -cycle 20ms          # upstream rcssserver3d's cycle
+//	embeddedsim -seed 7 -no-noise    # other noise, or none
 //
 // It stops cleanly on SIGINT or SIGTERM.
 package main
@@ -26,14 +26,14 @@ import (
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintln(os.Stderr, "simserver:", err)
+		fmt.Fprintln(os.Stderr, "embeddedsim:", err)
 		os.Exit(1)
 	}
 }
 
 func run(args []string) error {
 	cfg := simserver.DefaultConfig()
-	fs := flag.NewFlagSet("simserver", flag.ContinueOnError)
+	fs := flag.NewFlagSet("embeddedsim", flag.ContinueOnError)
 	fs.StringVar(&cfg.AgentAddr, "agent-addr", cfg.AgentAddr, "agent port address")
 	fs.StringVar(&cfg.MonitorAddr, "monitor-addr", cfg.MonitorAddr, "trainer/monitor port address (empty: none)")
 	fs.BoolVar(&cfg.Sync, "sync", cfg.Sync, "sync mode: wait for (syn) from every agent each cycle")

@@ -129,7 +129,6 @@ func (s *stallLog) stalled(log *slog.Logger, addr string, now time.Time, silent 
 	s.logged, s.at, s.longest = s.n, now, 0
 }
 
-
 // New returns a backend for cfg. It does not connect: the first Next
 // starts connecting, and Next ticks (disconnected) until the server
 // answers.

@@ -267,7 +267,9 @@ func TestDropsInsteadOfBlocking(t *testing.T) {
 		f.step()
 		t0 := time.Now()
 		rec.RecordTick(f.seq)
-		if d := time.Since(t0); d > 50*time.Millisecond {
+		// A hang guard: blocking on the stalled writer would never end;
+		// Dropped below shows that the ticks did not wait.
+		if d := time.Since(t0); d > 5*time.Second {
 			t.Fatalf("RecordTick blocked for %v", d)
 		}
 	}

@@ -383,8 +383,11 @@ func TestRealTime(t *testing.T) {
 	if d := p.Time - t0; d < 0.299 || d > 0.301 {
 		t.Errorf("30 messages advanced the time by %.3f s, want 0.30", d)
 	}
-	if el < 200*time.Millisecond || el > 900*time.Millisecond {
-		t.Errorf("30 cycles of 10 ms took %v", el)
+	// Paced: no faster than the cycle (a free-running server sends 30
+	// messages in a few milliseconds). A loaded machine may make it
+	// slower, which is not an error of the server.
+	if el < 250*time.Millisecond {
+		t.Errorf("30 cycles of 10 ms took %v, want ≥ 250 ms (paced at the cycle)", el)
 	}
 }
 

@@ -58,6 +58,24 @@ type slot struct {
 	m     Module
 	every uint64
 	obs   moduleObserver
+
+	// Failing ticks are logged at most once per second of tick time,
+	// with the number of failures since the last line.
+	failures, logged uint64
+	logAt            time.Duration
+}
+
+// failed counts a failing tick of the slot's module and logs it if a line
+// is due: a module that fails every tick would otherwise write a line
+// every tick.
+func (s *slot) failed(log *slog.Logger, t hal.Tick, err error) {
+	s.failures++
+	if s.logged > 0 && t.Time < s.logAt {
+		return
+	}
+	log.Warn("module tick failed (logged at most once a second)", "module", s.m.Name(), "tick", t.Seq, "err", err,
+		"failures", s.failures-s.logged)
+	s.logged, s.logAt = s.failures, t.Time+time.Second
 }
 
 // Runner runs modules against a backend.
@@ -281,7 +299,7 @@ func (r *Runner) Step(ctx context.Context) error {
 		d := time.Since(t0)
 		s.obs.observe(d, budget, err != nil)
 		if err != nil {
-			r.log.Warn("module tick failed", "module", s.m.Name(), "tick", t.Seq, "err", err)
+			s.failed(r.log, t, err)
 		}
 	}
 	r.met.tick(time.Since(start), t.Period, t.Connected)

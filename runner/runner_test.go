@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -466,5 +467,54 @@ func TestNoCommandAfterShutdownStarts(t *testing.T) {
 		if dev.commits != 2 || dev.safe != 1 {
 			t.Errorf("cancel in Next %v: %d commits and %d safe states; want the 2 of the ticks before shutdown, then the safe state", inNext, dev.commits, dev.safe)
 		}
+	}
+}
+
+// TestFailingModuleLogsOncePerSecond: a module that fails every tick is
+// logged at most once per second of tick time, each line counting the
+// failures since the last; every failure is still counted in the metrics.
+func TestFailingModuleLogsOncePerSecond(t *testing.T) {
+	var buf strings.Builder
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	dev := loopback.New(haltest.NewClock(period, 250)) // 2.5 s of ticks
+	reg := prometheus.NewRegistry()
+	met, err := runner.NewMetrics(reg, dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runner.New(runner.DefaultConfig(), dev, blackboard.New(), log, met)
+	r.Add(&fake{name: "broken", writes: []string{"x"}, tick: func(hal.Tick) error { return errors.New("no luck") }})
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.Contains(l, "module tick failed") {
+			lines = append(lines, l)
+		}
+	}
+	want := []string{"failures=1", "failures=100", "failures=100"}
+	if len(lines) != len(want) {
+		t.Fatalf("%d log lines for 250 failing ticks, want %d (one per second of tick time):\n%s", len(lines), len(want), strings.Join(lines, "\n"))
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) || !strings.Contains(lines[i], "module=broken") {
+			t.Errorf("line %d = %q, want module=broken and %s", i, lines[i], w)
+		}
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var counted float64
+	for _, mf := range mfs {
+		if mf.GetName() == "robotd_module_errors_total" {
+			for _, m := range mf.GetMetric() {
+				counted += m.GetCounter().GetValue()
+			}
+		}
+	}
+	if counted != 250 {
+		t.Errorf("robotd_module_errors_total = %v, want 250", counted)
 	}
 }

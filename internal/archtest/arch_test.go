@@ -85,23 +85,70 @@ func area(p string) string {
 func TestDependencyRules(t *testing.T) {
 	for _, tags := range []string{"", "sim"} {
 		for _, p := range listDeps(t, tags) {
-			from := area(p.ImportPath)
 			for _, d := range p.Deps {
-				if !strings.HasPrefix(d, module+"/") {
-					continue
-				}
-				to := area(d)
-				switch {
-				case strings.HasPrefix(from, "modules/") && strings.HasPrefix(to, "modules/") && to != from:
-					t.Errorf("[tags=%q] %s depends on another module, %s", tags, rel(p.ImportPath), rel(d))
-				case strings.HasPrefix(from, "modules/") && !allowedForModules[to] && !strings.HasPrefix(to, "modules/"):
-					t.Errorf("[tags=%q] %s depends on %s; modules may use only %v", tags, rel(p.ImportPath), rel(d), keys(allowedForModules))
-				case from == "backends" && (strings.HasPrefix(to, "modules/") || to == "cmd" || to == "runner"):
-					t.Errorf("[tags=%q] backend %s depends on %s", tags, rel(p.ImportPath), rel(d))
-				case from != "cmd" && to == "cmd":
-					t.Errorf("[tags=%q] %s depends on a command, %s", tags, rel(p.ImportPath), rel(d))
+				if why := dependencyViolation(p.ImportPath, d); why != "" {
+					t.Errorf("[tags=%q] %s", tags, why)
 				}
 			}
+		}
+	}
+}
+
+// aboveRobot are the areas that may wire robots from package robot: the
+// commands and what runs whole robots (in-process simulation runs, the
+// find-ball experiment, the scenario tests).
+var aboveRobot = map[string]bool{"cmd": true, "simrun": true, "experiment": true, "scenarios": true, "robot": true}
+
+// dependencyViolation says why from may not depend on to (both import
+// paths), or "" if it may.
+func dependencyViolation(from, to string) string {
+	if !strings.HasPrefix(to, module+"/") || !strings.HasPrefix(from, module+"/") {
+		return ""
+	}
+	fa, ta := area(from), area(to)
+	switch {
+	case strings.HasPrefix(fa, "modules/") && strings.HasPrefix(ta, "modules/") && ta != fa:
+		return rel(from) + " depends on another module, " + rel(to)
+	case strings.HasPrefix(fa, "modules/") && !allowedForModules[ta] && !strings.HasPrefix(ta, "modules/"):
+		return rel(from) + " depends on " + rel(to) + "; modules may use only " + strings.Join(keys(allowedForModules), ", ")
+	case fa == "backends" && (strings.HasPrefix(ta, "modules/") || ta == "cmd" || ta == "runner"):
+		return "backend " + rel(from) + " depends on " + rel(to)
+	case fa != "cmd" && ta == "cmd":
+		return rel(from) + " depends on a command, " + rel(to)
+	case ta == "robot" && !aboveRobot[fa]:
+		return rel(from) + " depends on robot, which wires modules into robots: only " + strings.Join(keys(aboveRobot), ", ") + " may"
+	}
+	return ""
+}
+
+// TestDependencyRulesCatchViolations: each rule rejects a deliberate
+// violation and lets the tree's kind of dependency through.
+func TestDependencyRulesCatchViolations(t *testing.T) {
+	m := func(p string) string { return module + "/" + p }
+	for _, tc := range []struct {
+		from, to string
+		bad      bool
+	}{
+		{"modules/behaviour", "modules/motion", true},           // a module on another
+		{"modules/motion", "backends/sim", true},                // a module on a backend
+		{"modules/perception", "simserver", true},               // a module on the simulator
+		{"modules/perception", "simrun", true},                  // a module on simulation runs
+		{"modules/behaviour/roles", "modules/behaviour", false}, // within one module
+		{"modules/motion", "hal", false},
+		{"backends/nao", "modules/motion", true}, // a backend on a module
+		{"backends/nao", "runner", true},
+		{"backends/sim", "proto/simspark", false},
+		{"experiment", "cmd/robotd", true}, // a command imported
+		{"runner", "robot", true},          // below robot, on robot
+		{"debugview", "robot", true},
+		{"backends/replay", "robot", true},
+		{"simrun", "robot", false},
+		{"cmd/robotd", "robot", false},
+		{"experiment", "robot", false},
+	} {
+		why := dependencyViolation(m(tc.from), m(tc.to))
+		if (why != "") != tc.bad {
+			t.Errorf("%s → %s: violation %q, want one: %v", tc.from, tc.to, why, tc.bad)
 		}
 	}
 }

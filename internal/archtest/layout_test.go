@@ -50,8 +50,9 @@ func TestRunOutputsAreIgnored(t *testing.T) {
 		"robotd.json",                                       // robotd -print-config > robotd.json
 		"recordings/robotd-1.rlog",                          // record.dir's default
 		"findball.db", "findball.db-wal", "findball.db-shm", // findball -db's default
-		"findball-out/report.md", // findball -out's default
-		"cmd/robotd/robotd.test", // go test -c
+		"findball-out/report.md",         // findball -out's default
+		"findball-slurm/findball.sbatch", // findball submit -dir's default
+		"cmd/robotd/robotd.test",         // go test -c
 	} {
 		cmd := exec.Command("git", "-C", dir, "check-ignore", "-q", "--no-index", p)
 		if err := cmd.Run(); err != nil {

@@ -20,9 +20,6 @@ type Recorder interface {
 // backend's Next, the modules and Commit). A nil rec is Run. Start the
 // runner before the recorder, so that the recorder sees every entry.
 func (r *Runner) RunRecorded(ctx context.Context, rec Recorder) error {
-	if rec == nil {
-		return r.Run(ctx)
-	}
 	if !r.started {
 		if err := r.Start(); err != nil {
 			return err
@@ -36,7 +33,13 @@ func (r *Runner) RunRecorded(ctx context.Context, rec Recorder) error {
 			}
 			break
 		}
-		rec.RecordTick(r.board.Tick())
+		if rec != nil {
+			rec.RecordTick(r.board.Tick())
+		}
+		if d := r.cfg.StopAfter.D(); d > 0 && r.last-r.first >= d {
+			r.log.Info("ran for the configured tick time; stopping", "stop_after", d, "ticks", r.ticks)
+			break
+		}
 	}
 	if err := r.SafeState(); err != nil {
 		return errors.Join(runErr, err)

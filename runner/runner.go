@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -47,6 +46,10 @@ type Config struct {
 	// SafeStateTimeout bounds how long Run waits for the backend to reach
 	// the safe state on shutdown.
 	SafeStateTimeout config.Duration `json:"safe_state_timeout"`
+	// StopAfter stops Run, as a cancel would, once this much tick time has
+	// passed since the first tick (0: run until cancelled): a simulation
+	// run of a fixed length, however fast the machine runs it.
+	StopAfter config.Duration `json:"stop_after"`
 }
 
 // DefaultConfig returns the defaults.
@@ -92,6 +95,8 @@ type Runner struct {
 	tickW   *blackboard.Writer[hal.Tick]
 	started bool
 	ticks   uint64
+	first   time.Duration // the first tick's time
+	last    time.Duration // the last tick's time
 }
 
 // New returns a runner for dev. met may be nil (no metrics).
@@ -280,6 +285,10 @@ func (r *Runner) Step(ctx context.Context) error {
 		return fmt.Errorf("runner: stopping before tick %d: %w", t.Seq, err)
 	}
 	r.ticks++
+	if r.ticks == 1 {
+		r.first = t.Time
+	}
+	r.last = t.Time
 	r.board.BeginTick(t.Seq, t.Time)
 	r.tickW.Set(t)
 	for _, f := range r.sensors {
@@ -321,27 +330,9 @@ func (r *Runner) Step(ctx context.Context) error {
 
 // Run runs ticks until ctx is done, the clock reports io.EOF (no more ticks,
 // e.g. a replay ended) or the backend fails, then puts the backend into its
-// safe state. It returns nil on a clean shutdown.
-func (r *Runner) Run(ctx context.Context) error {
-	if !r.started {
-		if err := r.Start(); err != nil {
-			return err
-		}
-	}
-	var runErr error
-	for ctx.Err() == nil {
-		if err := r.Step(ctx); err != nil {
-			if ctx.Err() == nil && !errors.Is(err, io.EOF) {
-				runErr = err
-			}
-			break
-		}
-	}
-	if err := r.SafeState(); err != nil {
-		return errors.Join(runErr, err)
-	}
-	return runErr
-}
+// safe state. It returns nil on a clean shutdown. Config.StopAfter ends it
+// after a fixed tick time.
+func (r *Runner) Run(ctx context.Context) error { return r.RunRecorded(ctx, nil) }
 
 // SafeState asks the backend for its safe state, bounded by the configured
 // timeout, and logs the outcome.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/robotd/robotd/backends/loopback"
 	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/haltest"
 	"github.com/robotd/robotd/modules/behaviour"
@@ -516,5 +517,22 @@ func TestFailingModuleLogsOncePerSecond(t *testing.T) {
 	}
 	if counted != 250 {
 		t.Errorf("robotd_module_errors_total = %v, want 250", counted)
+	}
+}
+
+// TestStopAfter: with StopAfter, Run stops once that much tick time has
+// passed since the first tick, and puts the robot into its safe state.
+func TestStopAfter(t *testing.T) {
+	dev := &cancelling{Backend: loopback.New(haltest.NewClock(period, 1000))}
+	cfg := runner.DefaultConfig()
+	cfg.StopAfter = config.Duration(time.Second)
+	r := runner.New(cfg, dev, blackboard.New(), nil, nil)
+	m := &fake{name: "m", writes: []string{"x"}}
+	r.Add(m)
+	if err := r.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if m.ticks != 101 || dev.commits != 101 || dev.safe != 1 {
+		t.Errorf("%d ticks, %d commits, %d safe states; want 101 ticks (1 s at 10 ms after the first), as many commits, then the safe state", m.ticks, dev.commits, dev.safe)
 	}
 }

@@ -143,7 +143,7 @@ func (s *Store) Begin(ctx context.Context, cfg *Config) error {
 	case err != nil:
 		return fmt.Errorf("experiment: %s: %w", s.path, err)
 	case have != string(want):
-		return fmt.Errorf("%w (%s)", ErrOtherCampaign, campaignDiff(s.path, []byte(have), want))
+		return fmt.Errorf("%w: %s", ErrOtherCampaign, campaignDiff(s.path, []byte(have), want))
 	}
 	for _, st := range cfg.Strategies {
 		rc, err := cfg.robotConfig(st)
@@ -195,7 +195,7 @@ func campaignDiff(path string, have, want []byte) string {
 	if len(diff) > len(show) {
 		more = fmt.Sprintf(" and %d more", len(diff)-len(show))
 	}
-	return fmt.Sprintf("%s has %s, this run %s%s", path, strings.Join(a, " "), strings.Join(b, " "), more)
+	return fmt.Sprintf("%s has %s; this run %s%s", path, strings.Join(a, " "), strings.Join(b, " "), more)
 }
 
 func compactJSON(raw json.RawMessage) []byte {

@@ -268,7 +268,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 		Log: log, SimLog: newLogger(stderr, simLevel)})
 	log.Info("run ended", "planned", sum.Planned, "already_stored", sum.Skipped, "ran", sum.Ran, "wall", sum.Wall.Round(time.Millisecond))
 	if errors.Is(err, experiment.ErrOtherCampaign) {
-		return fmt.Errorf("%w; use -db other.db for this campaign, or remove %s to start it over", err, *db)
+		return fmt.Errorf("%w; use -db other.db, or remove %s to start over", err, *db)
 	}
 	if err != nil {
 		return err

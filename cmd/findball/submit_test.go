@@ -38,7 +38,7 @@ func slurmCampaign(t *testing.T, dir string) []string {
 	if err := os.WriteFile(balls, []byte("4 -2.5\n-3.25 2.2\n4.5 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return []string{"-robots", "1", "-balls", balls, "-trials", "2", "-limit", "20s", "-penalised", "500ms",
+	return []string{"-robots", "1", "-balls", balls, "-trials", "2", "-limit", "8s", "-penalised", "500ms",
 		"-strategy", "2016", "-strategy", "2017"}
 }
 
@@ -81,9 +81,9 @@ func hash(s string) uint64 {
 }
 
 // TestSubmitSlurm is the Slurm done-when: the campaign runs as an array of
-// 4 tasks on a real single-node cluster; task 1 is cancelled with scancel
-// once it has stored a trial and before it stored all three, is submitted
-// again, and the campaign ends with exactly its 12 trials, equal trial by
+// 4 tasks on a real single-node cluster; the first task seen running with
+// one or two of its three trials stored is cancelled with scancel, is
+// submitted again, and the campaign ends with exactly its 12 trials, equal trial by
 // trial (seeds, outcomes, trajectories) to the unsharded local run.
 // ROBOTD_SLURM_CPUS sets the node's CPUs (default: this machine's).
 func TestSubmitSlurm(t *testing.T) {
@@ -113,14 +113,21 @@ func TestSubmitSlurm(t *testing.T) {
 	hooks := submitHooks{
 		command: []string{os.Args[0]},
 		env:     append(cluster.Env(), asFindball+"=1"),
+		// The first task seen running with some but not all of its trials
+		// stored is cancelled (each has a window of a whole long trial).
 		progress: func(p slurm.Progress) {
-			tk := p.Tasks[1]
-			if killed != "" || tk.Submits != 1 || tk.State != "RUNNING" || tk.Stored < 1 || tk.Stored >= tk.Trials {
+			if killed != "" {
 				return
 			}
-			killed, killedAt = tk.Job, tk
-			if b, err := cluster.Command(ctx, "scancel", tk.Job).CombinedOutput(); err != nil {
-				killErr = fmt.Sprintf("scancel %s: %v: %s", tk.Job, err, b)
+			for _, tk := range p.Tasks {
+				if tk.Submits != 1 || tk.State != "RUNNING" || tk.Stored < 1 || tk.Stored >= tk.Trials {
+					continue
+				}
+				killed, killedAt = tk.Job, tk
+				if b, err := cluster.Command(ctx, "scancel", tk.Job).CombinedOutput(); err != nil {
+					killErr = fmt.Sprintf("scancel %s: %v: %s", tk.Job, err, b)
+				}
+				return
 			}
 		},
 	}
@@ -128,7 +135,7 @@ func TestSubmitSlurm(t *testing.T) {
 	errb.Reset()
 	start = time.Now()
 	slurmDir := filepath.Join(dir, "slurm")
-	err := submitWith(ctx, append([]string{"-dir", slurmDir, "-tasks", "4", "-poll", "200ms"}, campaign...), &out, &errb, hooks)
+	err := submitWith(ctx, append([]string{"-dir", slurmDir, "-tasks", "4", "-poll", "100ms"}, campaign...), &out, &errb, hooks)
 	wall := time.Since(start)
 	t.Logf("findball submit took %v on %d CPUs:\n%s", wall.Round(time.Millisecond), cluster.CPUs, out.String())
 	if err != nil {
@@ -138,7 +145,7 @@ func TestSubmitSlurm(t *testing.T) {
 		t.Fatal(killErr)
 	}
 	if killed == "" {
-		t.Fatalf("task 1 was never seen running with some but not all of its trials stored:\n%s", out.String())
+		t.Fatalf("no task was seen running with some but not all of its trials stored:\n%s", out.String())
 	}
 	t.Logf("cancelled %s with %d of its %d trials stored", killed, killedAt.Stored, killedAt.Trials)
 	if want := "resubmitted " + killed + " CANCELLED"; !strings.Contains(out.String(), want) {
@@ -172,7 +179,7 @@ func TestSubmitSlurm(t *testing.T) {
 	}
 	// The cancelled task's second job did only what its first left.
 	var runs []string
-	logs, _ := filepath.Glob(filepath.Join(slurmDir, slurm.LogDir, "task-1.job-*.log"))
+	logs, _ := filepath.Glob(filepath.Join(slurmDir, slurm.LogDir, fmt.Sprintf("task-%d.job-*.log", killedAt.Index)))
 	for _, l := range logs {
 		b, _ := os.ReadFile(l)
 		if i := strings.Index(string(b), "msg=campaign "); i >= 0 {
@@ -184,7 +191,7 @@ func TestSubmitSlurm(t *testing.T) {
 		resumed = resumed || strings.Contains(strings.Join(runs, "\n"), fmt.Sprintf("stored=%d to_run=%d", k, 3-k))
 	}
 	if len(runs) != 2 || !strings.Contains(strings.Join(runs, "\n"), "stored=0 to_run=3") || !resumed {
-		t.Errorf("task 1's two runs, want one of 3 trials and one of those the first left:\n%s", strings.Join(runs, "\n"))
+		t.Errorf("task %d's two runs, want one of 3 trials and one of those the first left:\n%s", killedAt.Index, strings.Join(runs, "\n"))
 	}
 	for _, f := range []string{"report/report.md", "report/trials.csv", "findball.sbatch", "campaign.json"} {
 		if st, err := os.Stat(filepath.Join(slurmDir, f)); err != nil || st.Size() == 0 {

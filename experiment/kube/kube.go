@@ -130,6 +130,7 @@ spec:
       containers:
         - name: findball
           image: %[6]s
+          command: ["findball"]
           env:
             - name: SHARD
               valueFrom:

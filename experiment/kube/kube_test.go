@@ -20,7 +20,7 @@ func TestManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"kind: ConfigMap\n", "kind: Job\n", "completionMode: Indexed\n", "completions: 5\n", "parallelism: 5\n",
-		"backoffLimitPerIndex: 1\n", `image: "lab/findball:1"`, `"-db", "/data/shard-$(SHARD).db"`, `"-shard", "$(SHARD)/5"`,
+		"backoffLimitPerIndex: 1\n", `image: "lab/findball:1"`, `command: ["findball"]`, `"-db", "/data/shard-$(SHARD).db"`, `"-shard", "$(SHARD)/5"`,
 		`"-parallel", "3"`, `requests: {cpu: "2", memory: "1Gi"}`, "metadata.annotations['batch.kubernetes.io/job-completion-index']",
 		"claimName: findball-data", "restartPolicy: Never"} {
 		if !strings.Contains(m, want) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/robotd/robotd/experiment"
 	"github.com/robotd/robotd/experiment/slurm"
+	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/internal/slurmtest"
 )
 
@@ -87,6 +88,10 @@ func hash(s string) uint64 {
 // trial (seeds, outcomes, trajectories) to the unsharded local run.
 // ROBOTD_SLURM_CPUS sets the node's CPUs (default: this machine's).
 func TestSubmitSlurm(t *testing.T) {
+	if simBuild {
+		t.Skip("the sim build's findball is the default build's code, whose test run covers this one")
+	}
+	defer leaktest.Check(t)()
 	cpus := 0
 	if v := os.Getenv("ROBOTD_SLURM_CPUS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -96,6 +101,7 @@ func TestSubmitSlurm(t *testing.T) {
 		cpus = n
 	}
 	cluster := slurmtest.Start(t, slurmtest.Config{CPUs: cpus})
+	defer cluster.Stop()
 	ctx := context.Background()
 	dir := t.TempDir()
 	campaign := slurmCampaign(t, dir)

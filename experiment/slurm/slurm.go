@@ -303,12 +303,16 @@ func Submit(ctx context.Context, c Config, campaign *experiment.Config, opt Opti
 
 	err = s.follow(ctx, tasks, &sum, opt)
 	sum.Wall = time.Since(start)
-	if err != nil && ctx.Err() != nil {
+	if err != nil {
+		// Tasks left running would race a later submit's on their shards.
 		s.cancel(tasks)
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
 		return sum, fmt.Errorf("slurm: stopped following the array, and cancelled its jobs (%s); running findball submit again continues: %w",
-			strings.Join(sum.Jobs, ", "), ctx.Err())
+			strings.Join(sum.Jobs, ", "), err)
 	}
-	return sum, err
+	return sum, nil
 }
 
 // prepare makes the directory and writes the campaign and the script; a

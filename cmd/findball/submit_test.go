@@ -106,13 +106,38 @@ func TestSubmitSlurm(t *testing.T) {
 	dir := t.TempDir()
 	campaign := slurmCampaign(t, dir)
 
-	start := time.Now()
+	// The unsharded local run runs beside the cluster's work (on a loaded
+	// machine that gets the test more of it; otherwise it changes little).
 	local := filepath.Join(dir, "local.db")
+	localDone := make(chan error, 1)
+	go func() {
+		start := time.Now()
+		var out, errb bytes.Buffer
+		err := run(ctx, append([]string{"run", "-db", local, "-out", filepath.Join(dir, "local-out")}, campaign...), &out, &errb, env(nil))
+		if err != nil {
+			err = fmt.Errorf("the local run: %w\n%s", err, errb.String())
+		}
+		t.Logf("the local run took %v", time.Since(start).Round(time.Millisecond))
+		localDone <- err
+	}()
+	defer func() {
+		if localDone != nil {
+			<-localDone
+		}
+	}()
+
+	// Tasks that always fail are submitted once more, then the campaign
+	// stops, naming a task's state and log.
 	var out, errb bytes.Buffer
-	if err := run(ctx, append([]string{"run", "-db", local, "-out", filepath.Join(dir, "local-out")}, campaign...), &out, &errb, env(nil)); err != nil {
-		t.Fatal(err, errb.String())
+	failing := filepath.Join(dir, "failing")
+	err := submitWith(ctx, append([]string{"-dir", failing, "-tasks", "2", "-poll", "100ms", "-findball", "/bin/false"}, campaign...),
+		&out, &errb, submitHooks{env: cluster.Env()})
+	if err == nil || !strings.Contains(err.Error(), "ended FAILED with 0 of its 6 trials, after 2 submissions; its log is "+failing) {
+		t.Errorf("tasks that fail: %v\n%s%s", err, out.String(), errb.String())
 	}
-	t.Logf("the local run took %v", time.Since(start).Round(time.Millisecond))
+	if n := strings.Count(errb.String(), "submitted it again"); n < 1 || n > 2 {
+		t.Errorf("%d resubmissions of 2 failing tasks:\n%s", n, errb.String())
+	}
 
 	var killed, killErr string
 	var killedAt slurm.Task
@@ -139,9 +164,9 @@ func TestSubmitSlurm(t *testing.T) {
 	}
 	out.Reset()
 	errb.Reset()
-	start = time.Now()
+	start := time.Now()
 	slurmDir := filepath.Join(dir, "slurm")
-	err := submitWith(ctx, append([]string{"-dir", slurmDir, "-tasks", "4", "-poll", "100ms"}, campaign...), &out, &errb, hooks)
+	err = submitWith(ctx, append([]string{"-dir", slurmDir, "-tasks", "4", "-poll", "100ms"}, campaign...), &out, &errb, hooks)
 	wall := time.Since(start)
 	t.Logf("findball submit took %v on %d CPUs:\n%s", wall.Round(time.Millisecond), cluster.CPUs, out.String())
 	if err != nil {
@@ -162,6 +187,11 @@ func TestSubmitSlurm(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "12/12 trials done") || !strings.Contains(out.String(), "12 of 12 trials stored") {
 		t.Errorf("the output lacks the progress or the report:\n%s", out.String())
+	}
+	err = <-localDone
+	localDone = nil
+	if err != nil {
+		t.Fatal(err)
 	}
 	want := outcomes(t, local)
 	got := outcomes(t, filepath.Join(slurmDir, "findball.db"))

@@ -139,10 +139,14 @@ func TestSubmitSlurm(t *testing.T) {
 		t.Errorf("%d resubmissions of 2 failing tasks:\n%s", n, errb.String())
 	}
 
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var killed, killErr string
 	var killedAt slurm.Task
 	hooks := submitHooks{
-		command: []string{os.Args[0]},
+		command: []string{exe},
 		env:     append(cluster.Env(), asFindball+"=1"),
 		// The first task seen running with some but not all of its trials
 		// stored is cancelled (each has a window of a whole long trial).

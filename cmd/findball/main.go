@@ -11,6 +11,9 @@
 //	findball report -db F -out D    tables, comparison, plots and CSV of a database
 //	findball merge -db OUT IN...    merge shard databases
 //	findball export -db F -out D    trials.csv and samples.csv only
+//	findball submit -dir D [flags]  run a campaign as a Slurm job array, then merge and report
+//	findball submit -k8s [flags]    print the campaign as a Kubernetes indexed Job
+//	findball help                   the subcommands
 //
 // Every trial is stored in an SQLite database as it ends; a killed run
 // resumes where it stopped. -shard i/n runs every n-th trial (by default

@@ -137,6 +137,9 @@ func Script(c *Config) string {
 	opt("--job-name=%s", c.JobName)
 	opt("--array=0-%d", c.Tasks-1)
 	opt("--ntasks=1")
+	// Slurm never requeues a task itself: a requeued task and its
+	// resubmission would run one shard twice at once.
+	opt("--no-requeue")
 	opt("--cpus-per-task=%d", c.CPUsPerTask)
 	if c.Mem != "" {
 		opt("--mem=%s", c.Mem)

@@ -57,7 +57,7 @@ func TestScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := Script(&c)
-	for _, want := range []string{"#!/bin/bash\n", "#SBATCH --job-name=findball\n", "#SBATCH --array=0-2\n", "#SBATCH --cpus-per-task=2\n",
+	for _, want := range []string{"#!/bin/bash\n", "#SBATCH --job-name=findball\n", "#SBATCH --array=0-2\n", "#SBATCH --cpus-per-task=2\n", "#SBATCH --no-requeue\n",
 		"#SBATCH --mem=2G\n", "#SBATCH --time=0-01:30:01\n", "#SBATCH --partition=short\n", "#SBATCH --account=lab\n",
 		"#SBATCH --chdir=" + dir + "\n", "#SBATCH --output=" + dir + "/logs/task-%a.job-%j.log\n"} {
 		if !strings.Contains(s, want) {

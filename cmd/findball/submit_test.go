@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,6 +145,7 @@ func TestSubmitSlurm(t *testing.T) {
 		t.Fatal(err)
 	}
 	var killed, killErr string
+	var late []string
 	var killedAt slurm.Task
 	hooks := submitHooks{
 		command: []string{exe},
@@ -151,11 +153,19 @@ func TestSubmitSlurm(t *testing.T) {
 		// The first task seen running with some but not all of its trials
 		// stored is cancelled (each has a window of a whole long trial).
 		progress: func(p slurm.Progress) {
+			for _, tk := range p.Tasks {
+				// A cancel that came after the task's last trial (the task
+				// ended with all of them) is tried on another task.
+				if tk.Job == killed && tk.Done {
+					late = append(late, killed)
+					killed = ""
+				}
+			}
 			if killed != "" {
 				return
 			}
 			for _, tk := range p.Tasks {
-				if tk.Submits != 1 || tk.State != "RUNNING" || tk.Stored < 1 || tk.Stored >= tk.Trials {
+				if tk.Submits != 1 || tk.State != "RUNNING" || tk.Stored < 1 || tk.Stored >= tk.Trials || slices.Contains(late, tk.Job) {
 					continue
 				}
 				killed, killedAt = tk.Job, tk
@@ -182,7 +192,7 @@ func TestSubmitSlurm(t *testing.T) {
 	if killed == "" {
 		t.Fatalf("no task was seen running with some but not all of its trials stored:\n%s", out.String())
 	}
-	t.Logf("cancelled %s with %d of its %d trials stored", killed, killedAt.Stored, killedAt.Trials)
+	t.Logf("cancelled %s with %d of its %d trials stored (cancels too late: %v)", killed, killedAt.Stored, killedAt.Trials, late)
 	if want := "resubmitted " + killed + " CANCELLED"; !strings.Contains(out.String(), want) {
 		t.Errorf("the output lacks %q:\n%s", want, out.String())
 	}

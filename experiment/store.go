@@ -1,13 +1,16 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -140,7 +143,7 @@ func (s *Store) Begin(ctx context.Context, cfg *Config) error {
 	case err != nil:
 		return fmt.Errorf("experiment: %s: %w", s.path, err)
 	case have != string(want):
-		return fmt.Errorf("%w (%s): it has\n  %s\nthis run is\n  %s", ErrOtherCampaign, s.path, have, want)
+		return fmt.Errorf("%w: %s", ErrOtherCampaign, campaignDiff(s.path, []byte(have), want))
 	}
 	for _, st := range cfg.Strategies {
 		rc, err := cfg.robotConfig(st)
@@ -156,6 +159,62 @@ func (s *Store) Begin(ctx context.Context, cfg *Config) error {
 		}
 	}
 	return nil
+}
+
+// campaignDiff says how two campaigns (JSON) differ, in one line: the
+// top-level settings that differ, each value cut to a few dozen
+// characters, at most four of them.
+func campaignDiff(path string, have, want []byte) string {
+	var h, w map[string]json.RawMessage
+	if json.Unmarshal(have, &h) != nil || json.Unmarshal(want, &w) != nil {
+		return path + " holds a campaign this version cannot read"
+	}
+	keys := map[string]bool{}
+	for k := range h {
+		keys[k] = true
+	}
+	for k := range w {
+		keys[k] = true
+	}
+	var diff []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if !bytes.Equal(compactJSON(h[k]), compactJSON(w[k])) {
+			diff = append(diff, k)
+		}
+	}
+	if len(diff) == 0 {
+		return path + " holds the same settings in another form"
+	}
+	show := diff[:min(len(diff), 4)]
+	var a, b []string
+	for _, k := range show {
+		a = append(a, k+"="+cut(compactJSON(h[k])))
+		b = append(b, k+"="+cut(compactJSON(w[k])))
+	}
+	more := ""
+	if len(diff) > len(show) {
+		more = fmt.Sprintf(" and %d more", len(diff)-len(show))
+	}
+	return fmt.Sprintf("%s has %s; this run %s%s", path, strings.Join(a, " "), strings.Join(b, " "), more)
+}
+
+func compactJSON(raw json.RawMessage) []byte {
+	if raw == nil {
+		return []byte("none")
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+func cut(b []byte) string {
+	r := []rune(string(b))
+	if len(r) > 40 {
+		return string(r[:39]) + "…"
+	}
+	return string(r)
 }
 
 // Campaign returns the campaign the database holds (ok false when it

@@ -495,3 +495,27 @@ func colourAt(img interface {
 }, x, y int) color.RGBA {
 	return color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
 }
+
+// TestCampaignDiff: a clash names the settings that differ, in one line,
+// each value cut short, at most four.
+func TestCampaignDiff(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		have, want string
+		out        string
+	}{
+		{"one", `{"trials":10,"seed":1}`, `{"trials":2,"seed":1}`, "db has trials=10; this run trials=2"},
+		{"missing", `{"trials":10}`, `{"trials":10,"set":["a=1"]}`, `db has set=none; this run set=["a=1"]`},
+		{"long", `{"balls":[` + strings.Repeat(`{"x":1,"y":2},`, 20) + `{"x":0,"y":0}]}`, `{"balls":[]}`,
+			`db has balls=[{"x":1,"y":2},{"x":1,"y":2},{"x":1,"y"…; this run balls=[]`},
+		{"many", `{"a":1,"b":1,"c":1,"d":1,"e":1,"f":1}`, `{"a":2,"b":2,"c":2,"d":2,"e":2,"f":2}`, "db has a=1 b=1 c=1 d=1; this run a=2 b=2 c=2 d=2 and 2 more"},
+		{"same", `{"a": 1}`, `{"a":1}`, "db holds the same settings in another form"},
+		{"unreadable", `[1]`, `{"a":1}`, "db holds a campaign this version cannot read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := campaignDiff("db", []byte(tc.have), []byte(tc.want)); got != tc.out {
+				t.Errorf("got  %s\nwant %s", got, tc.out)
+			}
+		})
+	}
+}

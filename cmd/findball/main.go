@@ -11,6 +11,9 @@
 //	findball report -db F -out D    tables, comparison, plots and CSV of a database
 //	findball merge -db OUT IN...    merge shard databases
 //	findball export -db F -out D    trials.csv and samples.csv only
+//	findball submit -dir D [flags]  run a campaign as a Slurm job array, then merge and report
+//	findball submit -k8s [flags]    print the campaign as a Kubernetes indexed Job
+//	findball help                   the subcommands
 //
 // Every trial is stored in an SQLite database as it ends; a killed run
 // resumes where it stopped. -shard i/n runs every n-th trial (by default
@@ -41,28 +44,54 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
 	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		// -h asked for the flags, which the flag set printed.
+		return
+	}
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "findball:", err)
-		}
+		fmt.Fprintln(os.Stderr, "findball:", err)
 		os.Exit(1)
 	}
 }
 
+const usage = `findball runs the find-ball experiment: robots on the embedded simulator (or a
+SimSpark server) search for a ball, trial by trial, for each search strategy,
+and every trial is stored in an SQLite database as it ends.
+
+Usage:
+  findball [run] [flags]          run or resume a campaign, then write its report
+  findball submit -dir D [flags]  run a campaign as a Slurm job array, follow it, merge and report (-k8s: print a Kubernetes indexed Job)
+  findball merge -db OUT IN...    merge shard databases into one
+  findball report -db F -out D    tables, comparison, plots and CSV of a database
+  findball export -db F -out D    trials.csv and samples.csv of a database
+  findball help                   this text
+
+'findball COMMAND -h' lists a command's flags.
+`
+
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	cmd := "run"
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			_, err := io.WriteString(stdout, usage)
+			return err
+		}
+	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
 	case "run":
 		return runCampaign(ctx, args, stdout, stderr, getenv)
+	case "submit":
+		return submit(ctx, args, stdout, stderr)
 	case "report", "export":
 		return report(ctx, cmd, args, stdout, stderr)
 	case "merge":
 		return merge(ctx, args, stdout, stderr)
 	}
-	return fmt.Errorf("unknown command %q: want run, report, merge or export", cmd)
+	return fmt.Errorf("unknown command %q: want run, submit, report, merge, export or help", cmd)
 }
 
 // listFlag collects a repeatable flag.
@@ -78,25 +107,112 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
+// campaignFlags are the flags that make a campaign, shared by run and
+// submit.
+type campaignFlags struct {
+	fs                       *flag.FlagSet
+	cfgPath, balls           *string
+	printCfg                 *bool
+	strategies, sets         listFlag
+	robots, trials           *int
+	limit, penalised, sample *time.Duration
+	found, reliable          *float64
+	seed                     *uint64
+}
+
+func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
+	f := &campaignFlags{fs: fs}
+	f.cfgPath = fs.String("config", "", "a campaign configuration file (JSON, as -print-config writes), over the defaults")
+	f.printCfg = fs.Bool("print-config", false, "print the campaign configuration (defaults, file and flags) and exit")
+	fs.Var(&f.strategies, "strategy", "a strategy, `name[:key=value;...]` (repeatable; replaces the default 2016 and 2017); without settings the name is behaviour.search.strategy")
+	fs.Var(&f.sets, "set", "change every robot's configuration, `key=value` with robotd's dotted keys (repeatable, added to the campaign's)")
+	f.robots = fs.Int("robots", 0, "use the first `n` robots of thesis table 5.1 (default 3; 1: robot 2 alone, as the thesis' single-robot runs)")
+	f.balls = fs.String("balls", "", "a file of ball positions, one `x y` per line (mm, or m), instead of thesis table 5.2")
+	f.trials = fs.Int("trials", 0, "trials per ball position and strategy (default 10)")
+	f.limit = fs.Duration("limit", 0, "time limit of a trial, simulation time (default 3m0s)")
+	f.found = fs.Float64("found-distance", 0, "found when a robot sees the ball within this distance, m (default 0.3)")
+	f.reliable = fs.Float64("reliable-distance", 0, "the reliable ball detection distance, m (default 2.5)")
+	f.penalised = fs.Duration("penalised", 0, "how long the robots stand penalised before each trial, simulation time (default 3s)")
+	f.sample = fs.Duration("sample", 0, "trajectory sampling interval (default 500ms)")
+	f.seed = fs.Uint64("seed", 0, "the campaign's seed (default 1)")
+	return f
+}
+
+// config builds the campaign from the defaults, the -config file and the
+// flags given (after Parse).
+func (f *campaignFlags) config() (experiment.Config, error) {
+	cfg := experiment.DefaultConfig()
+	if *f.cfgPath != "" {
+		if err := config.Load(*f.cfgPath, &cfg); err != nil {
+			return cfg, err
+		}
+	}
+	set := map[string]bool{}
+	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if len(f.strategies) > 0 {
+		cfg.Strategies = nil
+		for _, s := range f.strategies {
+			st, err := experiment.ParseStrategy(s)
+			if err != nil {
+				return cfg, err
+			}
+			cfg.Strategies = append(cfg.Strategies, st)
+		}
+	}
+	cfg.Set = append(cfg.Set, f.sets...)
+	if *f.balls != "" {
+		pts, err := experiment.LoadBalls(*f.balls)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Balls = pts
+	}
+	if set["robots"] {
+		if *f.robots < 1 || *f.robots > len(experiment.ThesisStarts) {
+			return cfg, fmt.Errorf("-robots %d: want 1 to %d", *f.robots, len(experiment.ThesisStarts))
+		}
+		cfg.Starts = append([]experiment.Start(nil), experiment.ThesisStarts[:*f.robots]...)
+	}
+	if set["trials"] {
+		cfg.Trials = *f.trials
+	}
+	if set["limit"] {
+		cfg.Limit = config.Duration(*f.limit)
+	}
+	if set["found-distance"] {
+		cfg.FoundDistance = *f.found
+	}
+	if set["reliable-distance"] {
+		cfg.ReliableDistance = *f.reliable
+	}
+	if set["penalised"] {
+		cfg.Penalised = config.Duration(*f.penalised)
+	}
+	if set["sample"] {
+		cfg.Sample = config.Duration(*f.sample)
+	}
+	if set["seed"] {
+		cfg.Seed = *f.seed
+	}
+	return cfg, cfg.Validate()
+}
+
+// printConfig writes the campaign as -print-config shows it.
+func printConfig(stdout io.Writer, cfg *experiment.Config) error {
+	b, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", b)
+	return err
+}
+
 func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := flag.NewFlagSet("findball run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	db := fs.String("db", "findball.db", "the campaign's SQLite database (created, or resumed)")
 	out := fs.String("out", "findball-out", "where the report, plots and CSV go once the whole campaign is stored")
-	cfgPath := fs.String("config", "", "a campaign configuration file (JSON, as -print-config writes), over the defaults")
-	printCfg := fs.Bool("print-config", false, "print the campaign configuration (defaults, file and flags) and exit")
-	var strategies, sets listFlag
-	fs.Var(&strategies, "strategy", "a strategy, `name[:key=value;...]` (repeatable; replaces the default 2016 and 2017); without settings the name is behaviour.search.strategy")
-	fs.Var(&sets, "set", "change every robot's configuration, `key=value` with robotd's dotted keys (repeatable, added to the campaign's)")
-	robots := fs.Int("robots", 0, "use the first `n` robots of thesis table 5.1 (default 3; 1: robot 2 alone, as the thesis' single-robot runs)")
-	balls := fs.String("balls", "", "a file of ball positions, one `x y` per line (mm, or m), instead of thesis table 5.2")
-	trials := fs.Int("trials", 0, "trials per ball position and strategy (default 10)")
-	limit := fs.Duration("limit", 0, "time limit of a trial, simulation time (default 3m0s)")
-	found := fs.Float64("found-distance", 0, "found when a robot sees the ball within this distance, m (default 0.3)")
-	reliable := fs.Float64("reliable-distance", 0, "the reliable ball detection distance, m (default 2.5)")
-	penalised := fs.Duration("penalised", 0, "how long the robots stand penalised before each trial, simulation time (default 3s)")
-	sample := fs.Duration("sample", 0, "trajectory sampling interval (default 500ms)")
-	seed := fs.Uint64("seed", 0, "the campaign's seed (default 1)")
+	cf := addCampaignFlags(fs)
 	shardFlag := fs.String("shard", "", "run shard `i/n` of the campaign (default: JOB_COMPLETION_INDEX with JOB_COMPLETIONS, or SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT; else all)")
 	// A trial's simulator and robots wait on each other every cycle, so one
 	// trial more than there are cores keeps the cores busy.
@@ -109,69 +225,12 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	if fs.NArg() > 0 {
 		return fmt.Errorf("run: unexpected argument %q", fs.Arg(0))
 	}
-	cfg := experiment.DefaultConfig()
-	if *cfgPath != "" {
-		if err := config.Load(*cfgPath, &cfg); err != nil {
-			return err
-		}
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if len(strategies) > 0 {
-		cfg.Strategies = nil
-		for _, s := range strategies {
-			st, err := experiment.ParseStrategy(s)
-			if err != nil {
-				return err
-			}
-			cfg.Strategies = append(cfg.Strategies, st)
-		}
-	}
-	cfg.Set = append(cfg.Set, sets...)
-	if *balls != "" {
-		pts, err := experiment.LoadBalls(*balls)
-		if err != nil {
-			return err
-		}
-		cfg.Balls = pts
-	}
-	if set["robots"] {
-		if *robots < 1 || *robots > len(experiment.ThesisStarts) {
-			return fmt.Errorf("-robots %d: want 1 to %d", *robots, len(experiment.ThesisStarts))
-		}
-		cfg.Starts = append([]experiment.Start(nil), experiment.ThesisStarts[:*robots]...)
-	}
-	if set["trials"] {
-		cfg.Trials = *trials
-	}
-	if set["limit"] {
-		cfg.Limit = config.Duration(*limit)
-	}
-	if set["found-distance"] {
-		cfg.FoundDistance = *found
-	}
-	if set["reliable-distance"] {
-		cfg.ReliableDistance = *reliable
-	}
-	if set["penalised"] {
-		cfg.Penalised = config.Duration(*penalised)
-	}
-	if set["sample"] {
-		cfg.Sample = config.Duration(*sample)
-	}
-	if set["seed"] {
-		cfg.Seed = *seed
-	}
-	if err := cfg.Validate(); err != nil {
+	cfg, err := cf.config()
+	if err != nil {
 		return err
 	}
-	if *printCfg {
-		b, err := json.MarshalIndent(&cfg, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(stdout, "%s\n", b)
-		return err
+	if *cf.printCfg {
+		return printConfig(stdout, &cfg)
 	}
 	shard := experiment.All
 	if *shardFlag != "" {
@@ -211,6 +270,9 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	sum, err := experiment.Run(ctx, &cfg, st, experiment.Options{Shard: shard, Parallel: *parallel, Target: target,
 		Log: log, SimLog: newLogger(stderr, simLevel)})
 	log.Info("run ended", "planned", sum.Planned, "already_stored", sum.Skipped, "ran", sum.Ran, "wall", sum.Wall.Round(time.Millisecond))
+	if errors.Is(err, experiment.ErrOtherCampaign) {
+		return fmt.Errorf("%w; use -db other.db, or remove %s to start over", err, *db)
+	}
 	if err != nil {
 		return err
 	}

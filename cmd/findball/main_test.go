@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -138,5 +140,88 @@ func TestShardedRun(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(outDir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+}
+
+// TestHelp: -h, --help and help print the subcommands, one line each, and
+// exit 0, as does a subcommand's -h (checked on the real exit status, with
+// this test binary as findball).
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"-help"}, {"help"}} {
+		var out, errb bytes.Buffer
+		if err := run(context.Background(), args, &out, &errb, env(nil)); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		lines := map[string]string{}
+		for l := range strings.SplitSeq(out.String(), "\n") {
+			if f := strings.Fields(l); len(f) > 1 && f[0] == "findball" {
+				lines[strings.Trim(f[1], "[]")] = l
+			}
+		}
+		for _, cmd := range []string{"run", "submit", "merge", "report", "export"} {
+			if lines[cmd] == "" {
+				t.Errorf("%v: no line for %s:\n%s", args, cmd, out.String())
+			}
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string // in stdout or stderr
+	}{
+		{[]string{"-h"}, "findball submit -dir D"},
+		{[]string{"help"}, "findball merge -db OUT IN..."},
+		{[]string{"run", "-h"}, "-trials"},
+		{[]string{"submit", "-h"}, "-cpus-per-task"},
+		{[]string{"merge", "-h"}, "-db"},
+	} {
+		cmd := exec.Command(os.Args[0], tc.args...)
+		cmd.Env = append(os.Environ(), asFindball+"=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Errorf("findball %s: %v\n%s", strings.Join(tc.args, " "), err, out)
+		} else if !strings.Contains(string(out), tc.want) {
+			t.Errorf("findball %s: no %q in\n%s", strings.Join(tc.args, " "), tc.want, out)
+		}
+	}
+	cmd := exec.Command(os.Args[0], "frobnicate")
+	cmd.Env = append(os.Environ(), asFindball+"=1")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "unknown command") {
+		t.Errorf("findball frobnicate: %v\n%s", err, out)
+	}
+}
+
+// TestDatabaseClash: running a campaign on a database of another one
+// fails in one short line that says what differs and names the way out.
+func TestDatabaseClash(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "findball.db")
+	ctx := context.Background()
+	st, err := experiment.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := experiment.DefaultConfig()
+	if err := st.Begin(ctx, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	var out, errb bytes.Buffer
+	err = run(ctx, []string{"-db", db, "-trials", "2", "-limit", "5s"}, &out, &errb, env(nil))
+	if !errors.Is(err, experiment.ErrOtherCampaign) {
+		t.Fatalf("error %v, want the other campaign's", err)
+	}
+	msg := err.Error()
+	t.Log(msg)
+	for _, want := range []string{"limit=\"3m0s\" trials=10", "limit=\"5s\" trials=2", "-db other.db", "remove " + db} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "\n") || len(msg) > 150+len(db)*2 {
+		t.Errorf("%d characters on %d lines, want one short line: %s", len(msg), strings.Count(msg, "\n")+1, msg)
+	}
+	// The database is untouched: the old campaign still opens it.
+	if err := run(ctx, []string{"-db", db, "-print-config"}, &bytes.Buffer{}, &bytes.Buffer{}, env(nil)); err != nil {
+		t.Fatal(err)
 	}
 }

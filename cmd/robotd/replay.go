@@ -143,6 +143,9 @@ func replayLog(ctx context.Context, path, cfgPath string, sets []string, log *sl
 	if res.Gaps > 0 {
 		log.Warn("the recorder dropped records: the modules saw jumps the recorded run did not see", "gaps", res.Gaps)
 	}
+	for _, sk := range res.Skipped {
+		log.Warn("left out a part of the recording that cannot be read", "segment", sk.Path, "records_before", sk.Records, "reason", sk.Reason)
+	}
 	if len(res.Truncated) > 0 {
 		log.Info("the recording ends mid-stream (the recording process was killed); replayed what was flushed", "segments", res.Truncated)
 	}

@@ -130,8 +130,12 @@ func (c *Config) identify() {
 // DefaultMetricsPort is 10000 + 100·team + player: team 1 player 2 gets 10102.
 func DefaultMetricsPort(team, player int) int { return 10000 + 100*team + player }
 
-// Validate checks the configuration.
+// Validate checks the configuration: every setting against its rule
+// (configRules), then what relates settings to each other.
 func (c *Config) Validate() error {
+	if err := config.Check(c, configRules); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
 	if c.Robot.TeamNumber < 0 || c.Robot.TeamNumber > 99 {
 		return fmt.Errorf("config: robot.team_number %d is outside 0..99", c.Robot.TeamNumber)
 	}
@@ -168,6 +172,11 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Record.Validate(); err != nil {
 		return fmt.Errorf("config: record: %w", err)
+	}
+	// The robot build's section, checked in both builds: one file serves
+	// both, and -print-config must refuse what the daemon would.
+	if err := c.Real.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
 	}
 	return nil
 }

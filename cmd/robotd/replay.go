@@ -243,7 +243,7 @@ func replayTypes(path string, cfg *Config, log *slog.Logger) (*blackboard.Board,
 func replayConfig(recorded json.RawMessage, path string, sets []string) (*Config, error) {
 	cfg := DefaultConfig()
 	if len(recorded) > 0 {
-		if err := config.Decode(bytes.NewReader(recorded), &cfg); err != nil {
+		if err := config.DecodeWritten(bytes.NewReader(recorded), &cfg); err != nil {
 			return nil, fmt.Errorf("the recorded configuration: %w", err)
 		}
 	}
@@ -288,7 +288,7 @@ func setValue(cfg *Config, kv string) error {
 				return fmt.Errorf("no setting %q", strings.Join(path[:i+1], "."))
 			}
 			if last {
-				n[p] = parseValue(value)
+				n[p] = parseValueLike(next, value)
 			}
 			node = next
 		case []any:
@@ -297,7 +297,7 @@ func setValue(cfg *Config, kv string) error {
 				return fmt.Errorf("%q: want an index 0..%d", strings.Join(path[:i+1], "."), len(n)-1)
 			}
 			if last {
-				n[j] = parseValue(value)
+				n[j] = parseValueLike(n[j], value)
 			}
 			node = n[j]
 		default:
@@ -314,6 +314,21 @@ func setValue(cfg *Config, kv string) error {
 	}
 	*cfg = next
 	return nil
+}
+
+// parseValueLike reads a -set value for a setting whose current value is
+// cur: for a string setting (a name, a duration, an enum such as "2016")
+// the value as written, unless it is a quoted JSON string; otherwise
+// parseValue.
+func parseValueLike(cur any, s string) any {
+	if _, ok := cur.(string); ok {
+		var q string
+		if strings.HasPrefix(s, `"`) && json.Unmarshal([]byte(s), &q) == nil {
+			return q
+		}
+		return s
+	}
+	return parseValue(s)
 }
 
 // parseValue reads a -set value: JSON, else a string.

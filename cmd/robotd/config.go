@@ -3,12 +3,15 @@ package main
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/robotd/robotd/backends/real"
 	"github.com/robotd/robotd/backends/sim"
 	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/debugview"
 	"github.com/robotd/robotd/robot"
 )
 
@@ -50,7 +53,17 @@ type LogConfig struct {
 type MetricsConfig struct {
 	// Addr is host:port. Empty derives 127.0.0.1:<10000 + 100·team + player>,
 	// so the robots of a simulated team on one machine do not collide.
+	// Another host than a loopback address opens robot state to the
+	// network; robotd then logs a warning.
 	Addr string `json:"addr"`
+	// MaxStreams bounds the debug page's live event streams at a time;
+	// more are answered 503.
+	MaxStreams int `json:"max_streams"`
+	// AllowHosts are host names, besides localhost and the host of Addr,
+	// that requests may be addressed to (their Host header); IP
+	// addresses always may. Others are answered 421, which stops a web
+	// page that rebinds its name to the robot (DNS rebinding).
+	AllowHosts []string `json:"allow_hosts"`
 }
 
 // SimConfig configures the sim build's backend.
@@ -94,12 +107,13 @@ func DefaultEmbeddedConfig() EmbeddedConfig {
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	c := Config{
-		Robot:  RobotConfig{TeamName: "robotd", TeamNumber: 1, Player: 1},
-		Log:    LogConfig{Level: "info", Format: "text"},
-		Config: robot.DefaultConfig(),
-		Real:   real.DefaultConfig(),
-		Sim:    SimConfig{Mode: "auto", Config: sim.DefaultConfig(), Embedded: DefaultEmbeddedConfig()},
-		Record: DefaultRecordConfig(),
+		Robot:   RobotConfig{TeamName: "robotd", TeamNumber: 1, Player: 1},
+		Log:     LogConfig{Level: "info", Format: "text"},
+		Metrics: MetricsConfig{MaxStreams: debugview.DefaultMaxStreams, AllowHosts: []string{}},
+		Config:  robot.DefaultConfig(),
+		Real:    real.DefaultConfig(),
+		Sim:     SimConfig{Mode: "auto", Config: sim.DefaultConfig(), Embedded: DefaultEmbeddedConfig()},
+		Record:  DefaultRecordConfig(),
 	}
 	c.identify()
 	return c
@@ -111,6 +125,20 @@ func (c *Config) MetricsAddr() string {
 		return c.Metrics.Addr
 	}
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(DefaultMetricsPort(c.Robot.TeamNumber, c.Robot.Player)))
+}
+
+// MetricsOnLoopback reports whether the metrics listener's host is a
+// loopback address or localhost.
+func (c *Config) MetricsOnLoopback() bool {
+	host, _, err := net.SplitHostPort(c.MetricsAddr())
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // SimBackend returns the SimSpark backend's configuration, with the robot's

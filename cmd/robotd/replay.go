@@ -181,7 +181,7 @@ func serveRecording(ctx context.Context, path, cfgPath string, sets []string, ad
 		"ticks", fmt.Sprintf("%d..%d", first, last), "seconds", time.Since(start).Seconds())
 	id := robotIdentity(cfg)
 	id.Build = h.Build
-	view, err := debugview.NewReplay(rec, debugview.Options{Robot: id, Log: log})
+	view, err := debugview.NewReplay(rec, debugview.Options{Robot: id, Log: log, Listen: addr, AllowHosts: cfg.Metrics.AllowHosts})
 	if err != nil {
 		return err
 	}

@@ -33,12 +33,14 @@ var configRules = func() config.Rules {
 		ints  = config.Int
 	)
 	return config.Rules{
-		"robot.team_name":   config.Text(1, 64),
-		"robot.team_number": ints(0, 99),
-		"robot.player":      ints(1, 20),
-		"log.level":         config.OneOf("debug", "info", "warn", "error", "DEBUG", "INFO", "WARN", "ERROR"),
-		"log.format":        config.OneOf("text", "json"),
-		"metrics.addr":      config.HostPort(true, true),
+		"robot.team_name":     config.Text(1, 64),
+		"robot.team_number":   ints(0, 99),
+		"robot.player":        ints(1, 20),
+		"log.level":           config.OneOf("debug", "info", "warn", "error", "DEBUG", "INFO", "WARN", "ERROR"),
+		"log.format":          config.OneOf("text", "json"),
+		"metrics.addr":        config.HostPort(true, true),
+		"metrics.max_streams": ints(1, 1000),
+		"metrics.allow_hosts": config.Each(config.Host()),
 
 		"runner.every":              config.Each(ints(0, 10_000)),
 		"runner.budget":             dur(0, 10*time.Second),

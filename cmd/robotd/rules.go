@@ -229,7 +229,7 @@ var configRules = func() config.Rules {
 		"teamcomm.fragment_timeout": dur(0, time.Minute),
 
 		"gamecontroller.enabled":          flag,
-		"gamecontroller.listen":           config.HostPort(false, false),
+		"gamecontroller.listen":           config.HostPort(false, true), // port 0: any free port (tests)
 		"gamecontroller.return_every":     dur(0, time.Minute),
 		"gamecontroller.return_port":      config.Port(false),
 		"gamecontroller.team":             ints(0, 99),

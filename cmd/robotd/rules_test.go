@@ -27,7 +27,7 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{"return port", "", []string{"gamecontroller.return_port=70000"}, "gamecontroller.return_port: 70000 is outside 1..65535"},
 		{"team port", "", []string{"teamcomm.udp.port=70000"}, "teamcomm.udp.port: 70000 is outside 0..65535"},
 		{"listen address", "", []string{"gamecontroller.listen=nonsense"}, `gamecontroller.listen: address "nonsense"`},
-		{"listen port", "", []string{"gamecontroller.listen=:0"}, `gamecontroller.listen: address ":0": port "0" is outside 1..65535`},
+		{"listen port", "", []string{"gamecontroller.listen=:70000"}, `gamecontroller.listen: address ":70000": port "70000" is outside 0..65535`},
 		{"metrics address", "", []string{"metrics.addr=localhost"}, `metrics.addr: address "localhost"`},
 		{"broadcast", "", []string{"teamcomm.udp.broadcast=everyone"}, "teamcomm.udp.broadcast: want an IP address"},
 		{"robot kind", "", []string{"real.kind=toaster"}, "real.kind: \"toaster\": want one of auto, nao, robotino"},

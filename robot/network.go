@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -40,6 +41,10 @@ type GameControllerConfig struct {
 	// ReturnPort is its return port (3939).
 	ReturnEvery config.Duration `json:"return_every"`
 	ReturnPort  int             `json:"return_port"`
+	// Sources are the GameControllers' IP addresses. Empty: the first
+	// source heard is the GameController, and packets from any other are
+	// dropped (SPL teams guard against a second, spoofing sender so).
+	Sources []string `json:"sources"`
 	gamecontroller.ModuleConfig
 }
 
@@ -53,7 +58,7 @@ func DefaultTeamCommConfig() TeamCommConfig {
 // 3838, returning a packet every second.
 func DefaultGameControllerConfig() GameControllerConfig {
 	return GameControllerConfig{Enabled: true, Listen: fmt.Sprintf(":%d", gamecontroller.ControlPort),
-		ReturnEvery: config.Duration(time.Second), ReturnPort: gamecontroller.ReturnPort,
+		ReturnEvery: config.Duration(time.Second), ReturnPort: gamecontroller.ReturnPort, Sources: []string{},
 		ModuleConfig: gamecontroller.DefaultModuleConfig()}
 }
 
@@ -112,6 +117,13 @@ func StartNetwork(ctx context.Context, cfg *Config, reg prometheus.Registerer, l
 		var client *gamecontroller.Client
 		cc := gamecontroller.ClientConfig{Listen: g.Listen, Team: uint8(g.Team), Player: uint8(g.Player),
 			ReturnEvery: g.ReturnEvery.D(), ReturnPort: g.ReturnPort}
+		for _, s := range g.Sources {
+			ip, err := netip.ParseAddr(s)
+			if err != nil {
+				return fail(fmt.Errorf("robot: gamecontroller.sources: %w", err))
+			}
+			cc.Sources = append(cc.Sources, ip)
+		}
 		var err error
 		client, err = gamecontroller.NewClient(cc, func() gamecontroller.Return { return gcMod.Return() }, log.With("part", "gamecontroller"))
 		if err != nil {
@@ -170,7 +182,7 @@ func registerClient(reg prometheus.Registerer, c *gamecontroller.Client) error {
 		f("packets_total", "GameController packets for our team.", func(s gamecontroller.ClientStats) uint64 { return s.Packets }),
 		f("malformed_total", "GameController packets that did not decode.", func(s gamecontroller.ClientStats) uint64 { return s.Malformed }),
 		f("foreign_total", "GameController packets of other games.", func(s gamecontroller.ClientStats) uint64 { return s.Foreign }),
-		f("other_sources_total", "GameController packets from a second source.", func(s gamecontroller.ClientStats) uint64 { return s.OtherSources }),
+		f("other_sources_total", "GameController packets from a second source (dropped).", func(s gamecontroller.ClientStats) uint64 { return s.OtherSources }),
 	} {
 		if err := reg.Register(col); err != nil {
 			return fmt.Errorf("robot: registering GameController metrics: %w", err)

@@ -237,6 +237,7 @@ var configRules = func() config.Rules {
 		"gamecontroller.timeout":          dur(0, time.Hour),
 		"gamecontroller.two_sources_hold": dur(0, time.Hour),
 		"gamecontroller.half_length":      dur(time.Second, 24*time.Hour),
+		"gamecontroller.sources":          config.Each(config.IP(false)),
 
 		"real.kind":                           config.OneOf("auto", "nao", "robotino"),
 		"real.nao.socket":                     file,

@@ -160,6 +160,12 @@ func StartNetwork(ctx context.Context, cfg *Config, reg prometheus.Registerer, l
 			if met, err = teamcomm.NewMetrics(reg); err != nil {
 				return fail(fmt.Errorf("robot: %w", err))
 			}
+			spoofed := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "robotd_teamcomm_spoofed_total",
+				Help: "Team datagrams dropped as spoofed: from outside teamcomm.udp.allow, or with an impossible player number."},
+				func() float64 { return float64(comm.Stats().Spoofed) })
+			if err := reg.Register(spoofed); err != nil {
+				return fail(fmt.Errorf("robot: registering team metrics: %w", err))
+			}
 		}
 		n.modules = append(n.modules, teamcomm.NewModule(t.ModuleConfig, comm, uint8(t.UDP.Player), met))
 	}

@@ -220,6 +220,7 @@ var configRules = func() config.Rules {
 		"teamcomm.udp.broadcast":    config.IP(false),
 		"teamcomm.udp.hub":          config.HostPort(true, false),
 		"teamcomm.udp.queue":        ints(1, 100_000),
+		"teamcomm.udp.allow":        config.Prefixes(),
 		"teamcomm.budget":           count,
 		"teamcomm.game_length":      dur(time.Second, 24*time.Hour),
 		"teamcomm.reserve":          count,

@@ -28,6 +28,12 @@ const (
 // within the bounds above. The adapter never sees a message that is not,
 // so one corrupt value cannot poison its filters.
 func plausible(p *simspark.Perception) error {
+	// rcssserver3d's TimePerceptor is in every message (and so in the
+	// embedded simulator's); a message without it carries nothing to act
+	// on and does not count as the server's.
+	if !p.Has(simspark.KindTime) {
+		return fmt.Errorf("sim: no (time (now t)): %w", ErrImplausible)
+	}
 	if !in(p.Time, 0, maxSimTime) {
 		return implausible("time", p.Time)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/robotd/robotd/backends/nao/naotest"
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/proto/lola"
 	"github.com/robotd/robotd/robot"
 )
@@ -98,6 +99,7 @@ func checkCommands(t *testing.T, cmds []naotest.Command) float32 {
 // blackboard, every command finite with stiffness 0..1, the robot still
 // runs on the good maps, the heap bounded.
 func TestHostileLoLA(t *testing.T) {
+	defer leaktest.Check(t)()
 	heap0 := heapInUse()
 	sock := sockPath(t)
 	srv, err := naotest.Start(context.Background(), sock, naotest.Options{Period: 4 * time.Millisecond,
@@ -146,6 +148,7 @@ func TestHostileLoLA(t *testing.T) {
 // maps and garbage gets no command with stiffness: bad input never moves
 // the robot.
 func TestHostileLoLAOnlyBadInput(t *testing.T) {
+	defer leaktest.Check(t)()
 	heap0 := heapInUse()
 	sock := sockPath(t)
 	var n atomic.Uint64

@@ -13,6 +13,7 @@ import (
 
 	"github.com/robotd/robotd/backends/loopback"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/proto/gamecontroller"
 	"github.com/robotd/robotd/robot"
@@ -64,6 +65,7 @@ func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
 // teammate reaches the blackboard; the floods are counted; no NaN on the
 // blackboard; the heap stays bounded.
 func TestNetworkFloods(t *testing.T) {
+	defer leaktest.Check(t)()
 	heap0 := heapInUse()
 	cfg := robot.DefaultConfig()
 	robot.Identify(&cfg, 5, 2)

@@ -15,6 +15,7 @@ import (
 	"github.com/robotd/robotd/backends/robotino/robotinotest"
 	"github.com/robotd/robotd/config"
 	proto "github.com/robotd/robotd/proto/robotino"
+	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/robot"
 )
 
@@ -52,6 +53,7 @@ func TestHostileSerialPeer(t *testing.T) {
 		{"only bad", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			defer leaktest.Check(t)()
 			heap0 := heapInUse()
 			link := filepath.Join(t.TempDir(), "ttyRobotino")
 			var replies atomic.Int64

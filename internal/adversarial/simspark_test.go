@@ -17,6 +17,7 @@ import (
 	"github.com/robotd/robotd/backends/sim"
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/proto/simspark"
 	"github.com/robotd/robotd/robot"
@@ -173,6 +174,7 @@ func checkAgentFrames(t *testing.T, frames [][]string) (joints int) {
 // every joint command finite and bounded, the robot recovers (upright,
 // connected), the heap bounded.
 func TestHostileSimSpark(t *testing.T) {
+	defer leaktest.Check(t)()
 	heap0 := heapInUse()
 	const mixedFor = 1500 * time.Millisecond
 	recovered := make(chan struct{})
@@ -262,6 +264,7 @@ func TestHostileSimSpark(t *testing.T) {
 // implausible and malformed messages gets no joint command, no init and
 // no beam: bad input never moves the robot.
 func TestHostileSimSparkOnlyBadInput(t *testing.T) {
+	defer leaktest.Check(t)()
 	heap0 := heapInUse()
 	sent := make(chan int, 1)
 	addr, agent, stopServer := hostileSimServer(t, func(conn int, c net.Conn) {

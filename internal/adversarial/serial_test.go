@@ -14,8 +14,8 @@ import (
 	"github.com/robotd/robotd/backends/robotino"
 	"github.com/robotd/robotd/backends/robotino/robotinotest"
 	"github.com/robotd/robotd/config"
-	proto "github.com/robotd/robotd/proto/robotino"
 	"github.com/robotd/robotd/internal/leaktest"
+	proto "github.com/robotd/robotd/proto/robotino"
 	"github.com/robotd/robotd/robot"
 )
 

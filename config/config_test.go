@@ -66,3 +66,45 @@ func TestDurationRoundTrip(t *testing.T) {
 		t.Fatalf("marshal = %s, %v", b, err)
 	}
 }
+
+// FuzzDecode: no input makes Decode panic, and what it accepts has no
+// null and no key twice.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{}`, `{"name": "x", "sub": {"period": "1s", "gain": 2}}`, `{"sub": null}`,
+		`{"a": 1, "a": 2}`, `[1, {"x": null}]`, `{"sub": {"period": 5}}`, `{`, `nul`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var c cfg
+		if err := config.Decode(strings.NewReader(string(in)), &c); err != nil {
+			return
+		}
+		var tree any
+		if err := json.Unmarshal(in, &tree); err != nil {
+			t.Fatalf("accepted %q, which is not JSON: %v", in, err)
+		}
+		if hasNull(tree) {
+			t.Fatalf("accepted %q, which has a null", in)
+		}
+	})
+}
+
+func hasNull(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		for _, e := range x {
+			if hasNull(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if hasNull(e) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -69,7 +69,8 @@ func decode(data []byte, dst any) error {
 	if err := dec.Decode(dst); err != nil {
 		return fmt.Errorf("config: %w", describe(data, dec, err))
 	}
-	if dec.More() {
+	// More is false before a stray '}' or ']': read a token to be sure.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return fmt.Errorf("config: unexpected data after the top-level object at byte %d", dec.InputOffset())
 	}
 	return nil

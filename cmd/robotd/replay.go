@@ -348,7 +348,8 @@ func decodeNumbers(data []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if dec.More() {
+	// More is false before a stray '}' or ']': read a token to be sure.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errors.New("trailing data")
 	}
 	return nil

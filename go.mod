@@ -8,9 +8,9 @@ require (
 	github.com/tinylib/msgp v1.6.5
 	go.bug.st/serial v1.8.0
 	go.uber.org/goleak v1.3.0
-	golang.org/x/sys v0.49.0
-	modernc.org/sqlite v1.61.1
-	periph.io/x/conn/v3 v3.7.2
+	golang.org/x/sys v0.50.0
+	modernc.org/sqlite v1.62.0
+	periph.io/x/conn/v3 v3.7.3
 	periph.io/x/host/v3 v3.8.5
 )
 
@@ -27,7 +27,7 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
-	modernc.org/libc v1.79.0 // indirect
+	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )

@@ -26,11 +26,14 @@ package blackboard
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -438,12 +441,92 @@ func (b *Board) Snapshot() Snapshot {
 	return s
 }
 
-// WriteJSON writes a Snapshot as JSON, entries sorted by name.
+// WriteJSON writes a Snapshot as JSON, entries sorted by name. A value
+// holding NaN or ±Inf, which JSON cannot carry, is written with those
+// numbers as the strings "NaN", "+Inf" and "-Inf", so one such value does
+// not fail the whole snapshot.
 func (s Snapshot) WriteJSON(w io.Writer) error {
 	// encoding/json sorts map keys, which gives a stable order.
 	enc := json.NewEncoder(w)
-	if err := enc.Encode(s); err != nil {
+	err := enc.Encode(s)
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) {
+		// Encode writes nothing on an error: encode again, finite.
+		c := s
+		c.Entries = make(map[string]Value, len(s.Entries))
+		for n, v := range s.Entries {
+			if _, err := json.Marshal(v.Value); err != nil {
+				v.Value = finiteJSON(reflect.ValueOf(v.Value))
+			}
+			c.Entries[n] = v
+		}
+		err = enc.Encode(c)
+	}
+	if err != nil {
 		return fmt.Errorf("blackboard: encoding snapshot: %w", err)
+	}
+	return nil
+}
+
+// finiteJSON returns v as plain JSON values (maps, slices, numbers,
+// strings) with every non-finite float replaced by its name.
+func finiteJSON(v reflect.Value) any {
+	if !v.IsValid() {
+		return nil
+	}
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		f := v.Float()
+		switch {
+		case math.IsNaN(f):
+			return "NaN"
+		case math.IsInf(f, 1):
+			return "+Inf"
+		case math.IsInf(f, -1):
+			return "-Inf"
+		}
+		return f
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		return finiteJSON(v.Elem())
+	case reflect.Struct:
+		m := make(map[string]any, v.NumField())
+		t := v.Type()
+		for i := range v.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name := f.Name
+			if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag == "-" {
+				continue
+			} else if tag != "" {
+				name = tag
+			}
+			m[name] = finiteJSON(v.Field(i))
+		}
+		return m
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			return nil
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = finiteJSON(v.Index(i))
+		}
+		return out
+	case reflect.Map:
+		m := make(map[string]any, v.Len())
+		it := v.MapRange()
+		for it.Next() {
+			m[fmt.Sprint(it.Key().Interface())] = finiteJSON(it.Value())
+		}
+		return m
+	}
+	if v.CanInterface() {
+		return v.Interface()
 	}
 	return nil
 }

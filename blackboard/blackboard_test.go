@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -234,5 +235,41 @@ func TestSteadyStateAllocs(t *testing.T) {
 		r.Load(&v)
 	}); n != 0 {
 		t.Fatalf("write+read allocates %v per run, want 0", n)
+	}
+}
+
+// TestSnapshotJSONNonFinite: a NaN or ±Inf in one entry does not fail the
+// snapshot; those numbers become strings and the other entries are intact.
+func TestSnapshotJSONNonFinite(t *testing.T) {
+	type vec struct {
+		X, Y float64
+		F    float32 `json:"f"`
+		L    [2]float64
+	}
+	b := blackboard.New()
+	bad, err := blackboard.Write(b, "hal", blackboard.NewKey[vec]("hal.bad"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, _ := blackboard.Write(b, "hal", blackboard.NewKey[small]("hal.good"))
+	b.BeginTick(3, 30*time.Millisecond)
+	bad.Set(vec{X: math.NaN(), Y: math.Inf(-1), F: float32(math.Inf(1)), L: [2]float64{1, math.NaN()}})
+	good.Set(small{X: 0.25, N: 2})
+	var buf bytes.Buffer
+	if err := b.Snapshot().WriteJSON(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Entries map[string]struct{ Value json.RawMessage }
+	}
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, buf.String())
+	}
+	if s := string(got.Entries["hal.bad"].Value); s != `{"L":[1,"NaN"],"X":"NaN","Y":"-Inf","f":"+Inf"}` {
+		t.Errorf("hal.bad = %s", s)
+	}
+	var v small
+	if err := json.Unmarshal(got.Entries["hal.good"].Value, &v); err != nil || v != (small{X: 0.25, N: 2}) {
+		t.Errorf("hal.good = %s (%v)", got.Entries["hal.good"].Value, err)
 	}
 }

@@ -13,8 +13,8 @@ import (
 	"time"
 )
 
-// Duration is a time.Duration that reads and writes JSON as "10ms" (a number
-// is read as nanoseconds).
+// Duration is a time.Duration that reads and writes JSON as "10ms". A bare
+// number is refused: without a unit, 1 would be a nanosecond.
 type Duration time.Duration
 
 // D returns d as a time.Duration.
@@ -34,28 +34,43 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 		*d = Duration(v)
 		return nil
 	}
-	var n int64
-	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("duration: want a string like \"10ms\" or nanoseconds, got %s", b)
-	}
-	*d = Duration(n)
-	return nil
+	return fmt.Errorf("duration: want a string with a unit like \"10ms\" or \"2s\", got %s", b)
 }
 
 // Decode reads JSON from r into dst, which holds the defaults. Keys absent
-// from the input keep their defaults; an unknown key, a type mismatch or
-// trailing data is an error that says where.
+// from the input keep their defaults; an unknown key, a null, a key given
+// twice in one object, a type mismatch or trailing data is an error that
+// says where.
 func Decode(r io.Reader, dst any) error {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return fmt.Errorf("config: reading: %w", err)
 	}
+	if err := checkTree(data); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return decode(data, dst)
+}
+
+// DecodeWritten is Decode for JSON that robotd wrote itself (a recording's
+// configuration): nulls, which older builds wrote for empty maps, keep the
+// defaults.
+func DecodeWritten(r io.Reader, dst any) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("config: reading: %w", err)
+	}
+	return decode(data, dst)
+}
+
+func decode(data []byte, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return fmt.Errorf("config: %w", describe(data, dec, err))
 	}
-	if dec.More() {
+	// More is false before a stray '}' or ']': read a token to be sure.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return fmt.Errorf("config: unexpected data after the top-level object at byte %d", dec.InputOffset())
 	}
 	return nil
@@ -72,6 +87,66 @@ func Load(path string, dst any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// checkTree refuses what encoding/json lets through silently: a null
+// (which would keep the default without saying so) and a key given twice
+// in one object (of which the last would win). Errors name the key.
+func checkTree(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var walk func(path string) error
+	walk = func(path string) error {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the decoder proper reports syntax errors, with a position
+		}
+		switch tok {
+		case nil:
+			return fmt.Errorf("%s: null is not a value; leave the key out for its default", orTop(path))
+		case json.Delim('{'):
+			seen := map[string]bool{}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil
+				}
+				k, _ := kt.(string)
+				key := join(path, k)
+				if seen[k] {
+					return fmt.Errorf("%s: the key is given twice", key)
+				}
+				seen[k] = true
+				if err := walk(key); err != nil {
+					return err
+				}
+			}
+			_, _ = dec.Token()
+		case json.Delim('['):
+			for i := 0; dec.More(); i++ {
+				if err := walk(join(path, fmt.Sprint(i))); err != nil {
+					return err
+				}
+			}
+			_, _ = dec.Token()
+		}
+		return nil
+	}
+	return walk("")
+}
+
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+func orTop(path string) string {
+	if path == "" {
+		return "the configuration"
+	}
+	return path
 }
 
 // describe adds a line:column to JSON errors that carry an offset.

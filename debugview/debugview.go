@@ -70,11 +70,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -115,15 +117,25 @@ type Options struct {
 	// MaxStream bounds an event stream's duration; the page reconnects.
 	// Zero means 10 minutes.
 	MaxStream time.Duration
+	// MaxStreams bounds the number of live event streams at a time; more
+	// are answered 503. Zero means DefaultMaxStreams.
+	MaxStreams int
+	// Listen is the address the server listens on. A request whose Host
+	// names neither it, localhost, nor an IP address, nor one of
+	// AllowHosts, is answered 421 (see HostAllowed).
+	Listen string
+	// AllowHosts are further host names requests may be addressed to.
+	AllowHosts []string
 	// Log receives the handler's errors; nil discards them.
 	Log *slog.Logger
 }
 
 // Handler serves the debug page and the robot's state.
 type Handler struct {
-	o   Options
-	src source
-	mux *http.ServeMux
+	o       Options
+	src     source
+	mux     *http.ServeMux
+	streams atomic.Int64 // live event streams
 
 	mu   sync.Mutex
 	shut map[*http.Server]chan struct{}
@@ -230,6 +242,9 @@ func newHandler(src source, o Options) *Handler {
 	if o.MaxStream <= 0 {
 		o.MaxStream = 10 * time.Minute
 	}
+	if o.MaxStreams <= 0 {
+		o.MaxStreams = DefaultMaxStreams
+	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
@@ -248,8 +263,65 @@ func newHandler(src source, o Options) *Handler {
 	return h
 }
 
-// ServeHTTP serves the page, its assets and the API.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+// DefaultMaxStreams is the default bound on live event streams: a few
+// debug pages at once. Each stream encodes the whole state up to 50 times a
+// second in the server's goroutines, next to the robot's tick.
+const DefaultMaxStreams = 8
+
+// ServeHTTP serves the page, its assets and the API, to requests addressed
+// to an allowed host (HostAllowed).
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !HostAllowed(r.Host, h.o.Listen, h.o.AllowHosts) {
+		misdirected(w, r)
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// HostAllowed reports whether a request with the Host header host may be
+// served by a server listening on listen: host is empty, an IP address,
+// localhost, listen's host, or one of allow. A page of a web site whose
+// name was rebound to this machine's address (DNS rebinding) sends its
+// site's name and is refused; a rebinding needs a name, so an IP address is
+// safe.
+func HostAllowed(host, listen string, allow []string) bool {
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.Trim(name, "[]"), ".")
+	if name == "" || strings.EqualFold(name, "localhost") {
+		return true
+	}
+	if _, err := netip.ParseAddr(name); err == nil {
+		return true
+	}
+	if lh, _, err := net.SplitHostPort(listen); err == nil && lh != "" && strings.EqualFold(name, strings.Trim(lh, "[]")) {
+		return true
+	}
+	for _, a := range allow {
+		if strings.EqualFold(name, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckHost wraps next: requests addressed to a host HostAllowed refuses
+// are answered 421 Misdirected Request.
+func CheckHost(next http.Handler, listen string, allow []string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !HostAllowed(r.Host, listen, allow) {
+			misdirected(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func misdirected(w http.ResponseWriter, r *http.Request) {
+	http.Error(w, fmt.Sprintf("misdirected request: this robot does not answer to the host %q (use its IP address or localhost)", r.Host), http.StatusMisdirectedRequest)
+}
 
 func (h *Handler) page(w http.ResponseWriter, r *http.Request) {
 	b, err := assets.ReadFile("assets/index.html")
@@ -312,6 +384,13 @@ func (h *Handler) events(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "a replay has no event stream: ask /api/state?tick=N", http.StatusNotFound)
 		return
 	}
+	if n := h.streams.Add(1); n > int64(h.o.MaxStreams) {
+		h.streams.Add(-1)
+		w.Header().Set("Retry-After", "10")
+		http.Error(w, fmt.Sprintf("too many live streams: %d are open, the limit is %d (close a debug page, or raise metrics.max_streams)", n-1, h.o.MaxStreams), http.StatusServiceUnavailable)
+		return
+	}
+	defer h.streams.Add(-1)
 	hz := 10
 	if q := r.URL.Query().Get("hz"); q != "" {
 		n, err := strconv.Atoi(q)

@@ -162,7 +162,7 @@ type state struct {
 func getState(t *testing.T, h http.Handler, target string) state {
 	t.Helper()
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+	h.ServeHTTP(rec, localRequest(http.MethodGet, target))
 	if rec.Code != http.StatusOK {
 		t.Fatalf("GET %s: %d %s", target, rec.Code, rec.Body)
 	}
@@ -259,7 +259,7 @@ func TestPageAndAssets(t *testing.T) {
 		{"GET", "/api/events?hz=0", 400, "", "hz"},
 	} {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.target, nil))
+		h.ServeHTTP(rec, localRequest(tc.method, tc.target))
 		if rec.Code != tc.code {
 			t.Errorf("%s %s: %d, want %d", tc.method, tc.target, rec.Code, tc.code)
 			continue
@@ -514,7 +514,7 @@ func TestReplayStates(t *testing.T) {
 				t.Errorf("tick 99999 shows tick %d, want 300", s.Tick)
 			}
 			rr := httptest.NewRecorder()
-			h.ServeHTTP(rr, httptest.NewRequest(http.MethodGet, "/api/events", nil))
+			h.ServeHTTP(rr, localRequest(http.MethodGet, "/api/events"))
 			if rr.Code != http.StatusNotFound {
 				t.Errorf("replay event stream: %d, want 404", rr.Code)
 			}
@@ -646,3 +646,12 @@ func TestLayoutDecodeRejectsBadInput(t *testing.T) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// localRequest is a request addressed to the loopback address, as a
+// browser on the robot's machine sends it (httptest's default host,
+// example.com, is a foreign name).
+func localRequest(method, target string) *http.Request {
+	r := httptest.NewRequest(method, target, nil)
+	r.Host = "127.0.0.1:10101"
+	return r
+}

@@ -255,4 +255,7 @@ type BackendStats struct {
 	Errors uint64
 	// Reconnects counts successful reconnections.
 	Reconnects uint64
+	// Rejected counts sensor messages left out for implausible values
+	// (NaN, ±Inf, or beyond what the hardware or simulator can report).
+	Rejected uint64
 }

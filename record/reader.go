@@ -50,7 +50,33 @@ type Reader struct {
 	rec       Record
 	err       error
 	truncated []string
+	skipped   []Skip
 	records   uint64
+	// segRecords counts the records read from the current segment.
+	segRecords uint64
+}
+
+// errEmpty is a segment file with nothing in it.
+var errEmpty = errors.New("empty file")
+
+// Skip is a segment, or the rest of one, that the reader could not read and
+// left out: an empty file, one cut off before its header, one that is not a
+// recording of this session, or a corrupt frame and what follows it.
+type Skip struct {
+	// Path is the segment file.
+	Path string
+	// Records is the number of the segment's records read before the
+	// problem (0: the whole segment was left out).
+	Records uint64
+	// Reason says what was wrong.
+	Reason string
+}
+
+func (s Skip) String() string {
+	if s.Records == 0 {
+		return fmt.Sprintf("%s (%s)", s.Path, s.Reason)
+	}
+	return fmt.Sprintf("%s after %d records (%s)", s.Path, s.Records, s.Reason)
 }
 
 // Open opens a recording. path is a directory (its newest session is read),
@@ -115,9 +141,22 @@ func OpenFiles(files ...string) (*Reader, error) {
 		return nil, errors.New("record: no segment files to read")
 	}
 	r := &Reader{files: files}
-	if err := r.openNext(); err != nil {
-		r.Close()
-		return nil, err
+	var errs []error
+	for r.hdr == nil {
+		if r.next >= len(r.files) {
+			r.Close()
+			if len(errs) == 1 {
+				return nil, errs[0]
+			}
+			return nil, fmt.Errorf("record: no readable segment among %d: %w", len(files), errors.Join(errs...))
+		}
+		if err := r.openNext(); err != nil {
+			// The first segments may be unreadable (a disk that filled
+			// up, a file overwritten); a later one still carries the
+			// header.
+			errs = append(errs, err)
+			r.skipStart(err)
+		}
 	}
 	return r, nil
 }
@@ -141,29 +180,51 @@ func (r *Reader) Next() bool {
 				return false
 			}
 			if err := r.openNext(); err != nil {
-				r.err = err
-				return false
+				r.skipStart(err)
 			}
+			continue
 		}
 		body, err := r.readFrame()
+		if err == nil {
+			err = r.parseTick(body)
+		}
 		switch {
 		case err == nil:
-			if err := r.parseTick(body); err != nil {
-				r.err = err
-				return false
-			}
 			r.records++
+			r.segRecords++
 			return true
 		case errors.Is(err, io.EOF):
 			r.closeSegment()
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			r.truncated = append(r.truncated, r.path)
-			r.closeSegment()
+			if r.segRecords == 0 {
+				r.skip("cut off before its first record")
+			} else {
+				r.skip("cut off mid-stream")
+			}
 		default:
-			r.err = fmt.Errorf("record: %s after %d records: %w", r.path, r.records, err)
+			// The DEFLATE stream cannot be resynchronised after a
+			// corrupt frame: the rest of the segment is left out, the
+			// next segment starts a stream of its own.
+			r.skip(err.Error())
 		}
 	}
 	return false
+}
+
+// skipStart leaves out a segment whose start could not be read; one that
+// is empty or cut off (a full disk, a crash) is also truncated.
+func (r *Reader) skipStart(err error) {
+	if errors.Is(err, errEmpty) || errors.Is(err, io.ErrUnexpectedEOF) {
+		r.truncated = append(r.truncated, r.path)
+	}
+	r.skip(err.Error())
+}
+
+// skip leaves the rest of the current segment out, saying why.
+func (r *Reader) skip(reason string) {
+	r.skipped = append(r.skipped, Skip{Path: r.path, Records: r.segRecords, Reason: reason})
+	r.closeSegment()
 }
 
 // Record returns the current record.
@@ -177,6 +238,11 @@ func (r *Reader) Err() error { return r.err }
 // the last flush were read, the rest was lost (the recording process
 // ended without closing them). After a crash, that is the last segment.
 func (r *Reader) Truncated() []string { return slices.Clone(r.truncated) }
+
+// Skipped lists the segments, or their rests, that were left out because
+// they could not be read: empty, cut off before a record, not of this
+// session, or corrupt. Every record of the other segments was read.
+func (r *Reader) Skipped() []Skip { return slices.Clone(r.skipped) }
 
 // Close closes the current segment.
 func (r *Reader) Close() error {
@@ -192,23 +258,36 @@ func (r *Reader) closeSegment() {
 		r.f.Close()
 	}
 	r.f, r.zr, r.br, r.cur = nil, nil, nil, nil
+	r.segRecords = 0
 }
 
 // openNext opens the next segment and reads its header. A segment cut off
 // before its header was flushed is skipped as truncated, unless it is the
-// first.
+// first. On an error the segment is closed; the caller skips it.
 func (r *Reader) openNext() error {
 	path := r.files[r.next]
 	r.next++
 	r.path = path
+	r.closeSegment()
+	if err := r.openSegment(path); err != nil {
+		r.closeSegment()
+		return err
+	}
+	return nil
+}
+
+func (r *Reader) openSegment(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
 	r.f = f
 	var fh [fileHeader]byte
-	if _, err := io.ReadFull(f, fh[:]); err != nil {
-		return r.badStart(fmt.Errorf("record: %s: reading the file header: %w", path, noEOF(err)))
+	if n, err := io.ReadFull(f, fh[:]); err != nil {
+		if n == 0 {
+			return fmt.Errorf("record: %s: %w", path, errEmpty)
+		}
+		return fmt.Errorf("record: %s: reading the file header: %w", path, noEOF(err))
 	}
 	if string(fh[:len(magic)]) != magic {
 		return fmt.Errorf("record: %s is not a robotd recording (magic %q)", path, fh[:len(magic)])
@@ -223,7 +302,7 @@ func (r *Reader) openNext() error {
 	r.br = bufio.NewReaderSize(r.zr, 64<<10)
 	body, err := r.readFrame()
 	if err != nil {
-		return r.badStart(fmt.Errorf("record: %s: reading the header: %w", path, noEOF(err)))
+		return fmt.Errorf("record: %s: reading the header: %w", path, noEOF(err))
 	}
 	if len(body) == 0 || body[0] != frameHead {
 		return fmt.Errorf("record: %s: the first frame is not a header", path)
@@ -253,17 +332,6 @@ func (r *Reader) openNext() error {
 	return nil
 }
 
-// badStart handles a segment whose start cannot be read: a truncated
-// segment other than the first is skipped.
-func (r *Reader) badStart(err error) error {
-	if r.hdr != nil && errors.Is(err, io.ErrUnexpectedEOF) {
-		r.truncated = append(r.truncated, r.path)
-		r.closeSegment()
-		return nil
-	}
-	return err
-}
-
 // readFrame reads one frame's body: io.EOF at a clean end of the stream,
 // io.ErrUnexpectedEOF where it is cut off.
 func (r *Reader) readFrame() ([]byte, error) {
@@ -287,7 +355,11 @@ func (r *Reader) readFrame() ([]byte, error) {
 
 func (r *Reader) parseTick(body []byte) error {
 	if len(body) < 10 || body[0] != frameTick {
-		return fmt.Errorf("record: %s: unexpected frame (type %q, %d bytes)", r.path, body[0], len(body))
+		typ := byte(0)
+		if len(body) > 0 {
+			typ = body[0]
+		}
+		return fmt.Errorf("record: %s: unexpected frame (type %q, %d bytes)", r.path, typ, len(body))
 	}
 	wall := int64(binary.LittleEndian.Uint64(body[1:]))
 	dropped, n := binary.Uvarint(body[9:])

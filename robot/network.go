@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -44,6 +45,10 @@ type GameControllerConfig struct {
 	// simulated GameController on the robot's tick time (a kick-off:
 	// INITIAL, READY, SET, PLAYING); no port is opened for it.
 	Simulated gamecontroller.ScriptConfig `json:"simulated"`
+	// Sources are the GameControllers' IP addresses. Empty: the first
+	// source heard is the GameController, and packets from any other are
+	// dropped (SPL teams guard against a second, spoofing sender so).
+	Sources []string `json:"sources"`
 	gamecontroller.ModuleConfig
 }
 
@@ -57,7 +62,7 @@ func DefaultTeamCommConfig() TeamCommConfig {
 // 3838, returning a packet every second.
 func DefaultGameControllerConfig() GameControllerConfig {
 	return GameControllerConfig{Enabled: true, Listen: fmt.Sprintf(":%d", gamecontroller.ControlPort),
-		ReturnEvery: config.Duration(time.Second), ReturnPort: gamecontroller.ReturnPort,
+		ReturnEvery: config.Duration(time.Second), ReturnPort: gamecontroller.ReturnPort, Sources: []string{},
 		Simulated: gamecontroller.DefaultScriptConfig(), ModuleConfig: gamecontroller.DefaultModuleConfig()}
 }
 
@@ -118,6 +123,13 @@ func StartNetwork(ctx context.Context, cfg *Config, reg prometheus.Registerer, l
 		var client *gamecontroller.Client
 		cc := gamecontroller.ClientConfig{Listen: g.Listen, Team: uint8(g.Team), Player: uint8(g.Player),
 			ReturnEvery: g.ReturnEvery.D(), ReturnPort: g.ReturnPort}
+		for _, s := range g.Sources {
+			ip, err := netip.ParseAddr(s)
+			if err != nil {
+				return fail(fmt.Errorf("robot: gamecontroller.sources: %w", err))
+			}
+			cc.Sources = append(cc.Sources, ip)
+		}
 		var err error
 		client, err = gamecontroller.NewClient(cc, func() gamecontroller.Return { return gcMod.Return() }, log.With("part", "gamecontroller"))
 		if err != nil {
@@ -154,6 +166,12 @@ func StartNetwork(ctx context.Context, cfg *Config, reg prometheus.Registerer, l
 			if met, err = teamcomm.NewMetrics(reg); err != nil {
 				return fail(fmt.Errorf("robot: %w", err))
 			}
+			spoofed := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "robotd_teamcomm_spoofed_total",
+				Help: "Team datagrams dropped as spoofed: from outside teamcomm.udp.allow, or with an impossible player number."},
+				func() float64 { return float64(comm.Stats().Spoofed) })
+			if err := reg.Register(spoofed); err != nil {
+				return fail(fmt.Errorf("robot: registering team metrics: %w", err))
+			}
 		}
 		n.modules = append(n.modules, teamcomm.NewModule(t.ModuleConfig, comm, uint8(t.UDP.Player), met))
 	}
@@ -176,7 +194,7 @@ func registerClient(reg prometheus.Registerer, c *gamecontroller.Client) error {
 		f("packets_total", "GameController packets for our team.", func(s gamecontroller.ClientStats) uint64 { return s.Packets }),
 		f("malformed_total", "GameController packets that did not decode.", func(s gamecontroller.ClientStats) uint64 { return s.Malformed }),
 		f("foreign_total", "GameController packets of other games.", func(s gamecontroller.ClientStats) uint64 { return s.Foreign }),
-		f("other_sources_total", "GameController packets from a second source.", func(s gamecontroller.ClientStats) uint64 { return s.OtherSources }),
+		f("other_sources_total", "GameController packets from a second source (dropped).", func(s gamecontroller.ClientStats) uint64 { return s.OtherSources }),
 	} {
 		if err := reg.Register(col); err != nil {
 			return fmt.Errorf("robot: registering GameController metrics: %w", err)

@@ -54,7 +54,10 @@ func NewMetrics(reg prometheus.Registerer, dev hal.Device) (*Metrics, error) {
 				func() float64 { return float64(s.Stats().Errors) }),
 			prometheus.NewCounterFunc(prometheus.CounterOpts{
 				Name: "robotd_backend_reconnects_total", Help: "Times the backend reconnected to its hardware or simulator."},
-				func() float64 { return float64(s.Stats().Reconnects) }))
+				func() float64 { return float64(s.Stats().Reconnects) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "robotd_backend_rejected_total", Help: "Sensor messages the backend left out for implausible values (NaN, Inf, out of range)."},
+				func() float64 { return float64(s.Stats().Rejected) }))
 	}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {

@@ -54,7 +54,7 @@ type Config struct {
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{SafeStateTimeout: config.Duration(time.Second)}
+	return Config{Every: map[string]int{}, SafeStateTimeout: config.Duration(time.Second)}
 }
 
 type slot struct {

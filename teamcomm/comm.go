@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -41,11 +42,61 @@ type Config struct {
 	// Queue bounds the datagrams received and not yet taken by the tick
 	// (the oldest are dropped).
 	Queue int `json:"queue"`
+	// Allow are the networks (CIDR, "10.0.0.0/16") team datagrams may
+	// come from; others are dropped and counted as spoofed. Empty allows
+	// loopback and the networks of this machine's interfaces, where the
+	// team's robots are (an SPL team's robots share the field's subnet).
+	Allow []string `json:"allow"`
 }
+
+// MaxPlayer is the largest player number a datagram may carry (robotd's
+// robot.player range; the SPL uses 1..7, drop-in games more).
+const MaxPlayer = 20
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{Broadcast: "255.255.255.255", Queue: 64}
+	return Config{Broadcast: "255.255.255.255", Queue: 64, Allow: []string{}}
+}
+
+// allowed returns the networks of cfg.Allow, or the default ones.
+func allowed(cfg Config) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, a := range cfg.Allow {
+		p, err := netip.ParsePrefix(a)
+		if err != nil {
+			return nil, fmt.Errorf("teamcomm: allow %q: %w", a, err)
+		}
+		out = append(out, p.Masked())
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	out = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return out, nil // loopback only
+	}
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		ip, ok := netip.AddrFromSlice(n.IP)
+		if !ok {
+			continue
+		}
+		ones, bits := n.Mask.Size()
+		if ip.Is4In6() {
+			ip = ip.Unmap()
+			if bits == 128 {
+				ones -= 96
+			}
+		}
+		if p, err := ip.Prefix(ones); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 // TeamPort returns the SPL team-message port of a team.
@@ -68,7 +119,11 @@ type Comm struct {
 	n     int
 	take  [MaxDatagram]byte
 
-	sent, received, overflow, oversize atomic.Uint64
+	allow []netip.Prefix
+
+	sent, received, overflow, oversize, spoofed atomic.Uint64
+	spoofLogAt                                  time.Time // Run's goroutine only
+	spoofQuiet                                  int
 }
 
 // Listen opens an endpoint.
@@ -113,8 +168,13 @@ func Listen(cfg Config, log *slog.Logger) (*Comm, error) {
 			return nil, err
 		}
 	}
+	allow, err := allowed(cfg)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
 	q := max(cfg.Queue, 1)
-	c := &Comm{cfg: cfg, conn: conn, dest: dest, log: log, queue: make([][MaxDatagram]byte, q), lens: make([]int, q)}
+	c := &Comm{cfg: cfg, conn: conn, dest: dest, log: log, queue: make([][MaxDatagram]byte, q), lens: make([]int, q), allow: allow}
 	if cfg.Hub != "" {
 		var hello [headerSize]byte
 		hello[0], hello[1] = TypeHello, uint8(cfg.Player)
@@ -163,7 +223,7 @@ func (c *Comm) Run(ctx context.Context) error {
 	defer stop()
 	buf := make([]byte, 2048)
 	for {
-		n, _, err := c.conn.ReadFromUDP(buf)
+		n, from, err := c.conn.ReadFromUDPAddrPort(buf)
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return nil
@@ -172,6 +232,16 @@ func (c *Comm) Run(ctx context.Context) error {
 		}
 		if n > MaxDatagram {
 			c.oversize.Add(1)
+			continue
+		}
+		if why := c.spoof(from.Addr(), buf[:n]); why != "" {
+			c.spoofed.Add(1)
+			if now := time.Now(); !now.Before(c.spoofLogAt) {
+				c.log.Warn("dropping a team datagram", "from", from, "why", why, "suppressed", c.spoofQuiet)
+				c.spoofLogAt, c.spoofQuiet = now.Add(time.Second), 0
+			} else {
+				c.spoofQuiet++
+			}
 			continue
 		}
 		c.received.Add(1)
@@ -189,17 +259,39 @@ func (c *Comm) Run(ctx context.Context) error {
 	}
 }
 
+// spoof says why a datagram from ip is not from a teammate ("" if it may
+// be): a source outside the allowed networks, or a player number no robot
+// has.
+func (c *Comm) spoof(ip netip.Addr, d []byte) string {
+	ip = ip.Unmap()
+	ok := false
+	for _, p := range c.allow {
+		if p.Contains(ip) {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return "the source is outside the team's networks"
+	}
+	if len(d) >= 2 && (d[1] == 0 || d[1] > MaxPlayer) {
+		return "the player number is outside 1..20"
+	}
+	return ""
+}
+
 // CommStats counts a UDP endpoint's traffic.
 type CommStats struct {
 	// Sent and Received count datagrams; Overflow those dropped because
 	// the tick did not take them in time; Oversize those beyond the SPL
-	// limit.
-	Sent, Received, Overflow, Oversize uint64
+	// limit; Spoofed those from outside the allowed networks or with an
+	// impossible player number.
+	Sent, Received, Overflow, Oversize, Spoofed uint64
 }
 
 // Stats returns the endpoint's counters.
 func (c *Comm) Stats() CommStats {
-	return CommStats{Sent: c.sent.Load(), Received: c.received.Load(), Overflow: c.overflow.Load(), Oversize: c.oversize.Load()}
+	return CommStats{Sent: c.sent.Load(), Received: c.received.Load(), Overflow: c.overflow.Load(), Oversize: c.oversize.Load(), Spoofed: c.spoofed.Load()}
 }
 
 // Close closes the endpoint; Run returns.

@@ -73,7 +73,14 @@ type Module struct {
 	gc      msg.GameControl
 	payload []byte
 	stats   EndpointStats
+	// implausible counts teammates' states dropped as implausible.
+	implausible uint64
 }
+
+// Implausible returns the number of teammates' states dropped because
+// they cannot be true (a position off the field, an impossible player
+// number, a value that is not finite).
+func (m *Module) Implausible() uint64 { return m.implausible }
 
 // NewModule returns the module of player over transport t. met may be
 // nil.
@@ -113,6 +120,12 @@ func (m *Module) Wire(b *blackboard.Board) error {
 func (m *Module) onState(from uint8, now time.Duration, s *msg.TeamMessage) {
 	if s.Player != from {
 		m.mates.Dropped++
+		return
+	}
+	if plausible(s) != "" {
+		m.mates.Dropped++
+		m.implausible++
+		m.met.implausibleMessage()
 		return
 	}
 	m.mates.Received++
@@ -237,12 +250,12 @@ func (m *Module) observe() {
 
 // Metrics are team communication's Prometheus metrics.
 type Metrics struct {
-	sent, received, malformed, unhandled, reasmDropped, budgetSkips prometheus.Counter
-	teammates                                                       prometheus.Gauge
+	sent, received, malformed, unhandled, reasmDropped, budgetSkips, implausible prometheus.Counter
+	teammates                                                                    prometheus.Gauge
 }
 
 // NewMetrics registers team communication's metrics on reg:
-// robotd_teamcomm_{sent,received,malformed,unhandled,reassembly_dropped,budget_skipped}_total
+// robotd_teamcomm_{sent,received,malformed,unhandled,reassembly_dropped,budget_skipped,implausible}_total
 // and robotd_teamcomm_teammates.
 func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	c := func(name, help string) prometheus.Counter {
@@ -255,9 +268,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		unhandled:    c("unhandled_total", "Team messages of a type without a handler."),
 		reasmDropped: c("reassembly_dropped_total", "Fragmented team messages given up."),
 		budgetSkips:  c("budget_skipped_total", "Team messages not sent to keep within the message budget."),
+		implausible:  c("implausible_total", "Teammates' states dropped because they cannot be true (off the field, impossible player, not finite)."),
 		teammates:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "robotd_teamcomm_teammates", Help: "Teammates heard recently."}),
 	}
-	for _, col := range []prometheus.Collector{m.sent, m.received, m.malformed, m.unhandled, m.reasmDropped, m.budgetSkips, m.teammates} {
+	for _, col := range []prometheus.Collector{m.sent, m.received, m.malformed, m.unhandled, m.reasmDropped, m.budgetSkips, m.implausible, m.teammates} {
 		if err := reg.Register(col); err != nil {
 			return nil, err
 		}
@@ -275,6 +289,12 @@ func (mt *Metrics) add(old, cur *EndpointStats, mates int) {
 	mt.unhandled.Add(float64(cur.Unhandled - old.Unhandled))
 	mt.reasmDropped.Add(float64(cur.Dropped - old.Dropped))
 	mt.teammates.Set(float64(mates))
+}
+
+func (mt *Metrics) implausibleMessage() {
+	if mt != nil {
+		mt.implausible.Inc()
+	}
 }
 
 func (mt *Metrics) budgetSkipped() {

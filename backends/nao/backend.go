@@ -100,6 +100,7 @@ type Backend struct {
 	timer       *time.Timer
 
 	sensors lola.Sensors
+	good    lola.Sensors // the last sensor map that decoded and was plausible
 	st      state
 
 	cmd     hal.JointCommand
@@ -117,6 +118,9 @@ type Backend struct {
 	lastWall time.Time     // when the last tick was returned
 	logAt    time.Duration
 	quiet    int
+
+	rejectLogAt time.Time
+	rejectQuiet int
 }
 
 // New returns a backend for cfg. It does not connect: the first Next
@@ -160,6 +164,7 @@ func (b *Backend) Stats() hal.BackendStats {
 	return hal.BackendStats{
 		Errors:     c.malformed.Load() + c.stalls.Load() + c.lost.Load() + c.writeErrs.Load() + c.corrupt.Load(),
 		Reconnects: c.reconnect.Load(),
+		Rejected:   c.rejected.Load(),
 	}
 }
 
@@ -398,10 +403,30 @@ func (b *Backend) take(f *frame) (time.Duration, bool) {
 	at := f.at
 	b.free <- f
 	if err != nil {
+		b.sensors = b.good
 		b.malformed(err)
 		return 0, false
 	}
+	if err := plausible(&b.sensors); err != nil {
+		b.sensors = b.good
+		b.reject(err)
+		return 0, false
+	}
+	b.good = b.sensors
 	return at, true
+}
+
+// reject counts and (at most once a second of wall time, which goes on
+// while every map is rejected) logs a sensor map with an implausible
+// value, which is left out as a whole.
+func (b *Backend) reject(err error) {
+	b.c.rejected.Add(1)
+	if now := time.Now(); !now.Before(b.rejectLogAt) {
+		b.log.Warn("skipping a LoLA sensor map with an implausible value", "err", err, "suppressed", b.rejectQuiet)
+		b.rejectLogAt, b.rejectQuiet = now.Add(time.Second), 0
+	} else {
+		b.rejectQuiet++
+	}
 }
 
 // drop gives up the current connection after err.

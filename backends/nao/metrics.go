@@ -11,6 +11,7 @@ import (
 type counters struct {
 	packets   atomic.Uint64 // sensor maps decoded
 	malformed atomic.Uint64 // sensor maps that did not decode
+	rejected  atomic.Uint64 // sensor maps with implausible values
 	skipped   atomic.Uint64 // sensor maps replaced by a newer one before a tick took them
 	commands  atomic.Uint64 // actuator maps sent
 	stalls    atomic.Uint64 // ReadTimeouts without a packet
@@ -24,6 +25,7 @@ type counters struct {
 var (
 	descPackets   = prometheus.NewDesc("robotd_nao_sensor_packets_total", "LoLA sensor maps decoded.", nil, nil)
 	descMalformed = prometheus.NewDesc("robotd_nao_malformed_packets_total", "LoLA sensor maps that did not decode (skipped).", nil, nil)
+	descRejected  = prometheus.NewDesc("robotd_nao_rejected_packets_total", "LoLA sensor maps with a NaN, infinite or implausible value (skipped).", nil, nil)
 	descSkipped   = prometheus.NewDesc("robotd_nao_skipped_packets_total", "LoLA sensor maps replaced by a newer one before a tick took them.", nil, nil)
 	descCommands  = prometheus.NewDesc("robotd_nao_actuator_packets_total", "LoLA actuator maps sent.", nil, nil)
 	descStalls    = prometheus.NewDesc("robotd_nao_stalls_total", "Times LoLA sent nothing for read_timeout.", nil, nil)
@@ -35,7 +37,7 @@ var (
 
 // Describe implements prometheus.Collector.
 func (b *Backend) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descPackets, descMalformed, descSkipped, descCommands, descStalls, descLost, descWriteErrs, descCorrupt, descLimp} {
+	for _, d := range []*prometheus.Desc{descPackets, descMalformed, descRejected, descSkipped, descCommands, descStalls, descLost, descWriteErrs, descCorrupt, descLimp} {
 		ch <- d
 	}
 }
@@ -46,7 +48,7 @@ func (b *Backend) Collect(ch chan<- prometheus.Metric) {
 	for _, m := range []struct {
 		d *prometheus.Desc
 		v uint64
-	}{{descPackets, c.packets.Load()}, {descMalformed, c.malformed.Load()}, {descSkipped, c.skipped.Load()},
+	}{{descPackets, c.packets.Load()}, {descMalformed, c.malformed.Load()}, {descRejected, c.rejected.Load()}, {descSkipped, c.skipped.Load()},
 		{descCommands, c.commands.Load()}, {descStalls, c.stalls.Load()}, {descLost, c.lost.Load()},
 		{descWriteErrs, c.writeErrs.Load()}, {descCorrupt, c.corrupt.Load()}} {
 		ch <- prometheus.MustNewConstMetric(m.d, prometheus.CounterValue, float64(m.v))

@@ -276,13 +276,22 @@ type Result struct {
 	Gaps uint64
 	// Truncated lists the recording's segments that ended mid-stream.
 	Truncated []string
+	// Skipped lists the segments, or their rests, that could not be read
+	// and were left out.
+	Skipped []record.Skip
 }
 
 func (r Result) String() string {
+	var s string
 	if r.First != nil {
-		return r.First.String()
+		s = r.First.String()
+	} else {
+		s = fmt.Sprintf("%d ticks, %d entries, bit-exact", r.Ticks, r.Entries)
 	}
-	return fmt.Sprintf("%d ticks, %d entries, bit-exact", r.Ticks, r.Entries)
+	for _, sk := range r.Skipped {
+		s += "\nskipped " + sk.String()
+	}
+	return s
 }
 
 // Checker compares the replayed board with the recording after every tick
@@ -338,6 +347,7 @@ func (c *Checker) Result() (Result, error) {
 		Extra:     c.cmp.Extra(),
 		Gaps:      c.b.gaps,
 		Truncated: c.b.src.Truncated(),
+		Skipped:   c.b.src.Skipped(),
 	}, c.err
 }
 

@@ -138,6 +138,7 @@ type Backend struct {
 	timer       *time.Timer
 
 	rd      proto.Readings
+	goodRd  proto.Readings // rd after the last plausible reply
 	odo     odometry
 	base    hal.BaseState
 	imu     hal.IMU
@@ -166,11 +167,15 @@ type Backend struct {
 	last  time.Duration
 	logAt time.Duration
 	quiet int
+
+	rejectLogAt time.Time // wall time of the next allowed rejection log
+	rejectQuiet int
 }
 
 // counters are the backend's counts beyond the decoder's.
 type counters struct {
 	tagErrors  atomic.Uint64 // replies with malformed commands
+	rejected   atomic.Uint64 // replies with implausible values
 	timeouts   atomic.Uint64 // replies later than ReadTimeout
 	lost       atomic.Uint64 // ports that failed or were given up
 	writeErrs  atomic.Uint64
@@ -236,6 +241,7 @@ func (b *Backend) Stats() hal.BackendStats {
 	return hal.BackendStats{
 		Errors:     d.Errors() + d.GarbageRuns + c.tagErrors.Load() + c.timeouts.Load() + c.lost.Load() + c.writeErrs.Load(),
 		Reconnects: c.reconnect.Load(),
+		Rejected:   c.rejected.Load(),
 	}
 }
 
@@ -548,6 +554,18 @@ func (b *Backend) take(f *payload) {
 		b.c.tagErrors.Add(1)
 		b.note("skipping malformed commands in a reply", err)
 	}
+	if err := plausible(&b.rd); err != nil {
+		// The whole reply is left out: the readings stay those of the
+		// last plausible one.
+		// The base did answer: the request is not outstanding.
+		b.rd = b.goodRd
+		b.reject(err)
+		if u.Has(proto.FieldMotorPositions) {
+			b.replied, b.outstanding = true, false
+		}
+		return
+	}
+	b.goodRd = b.rd
 	if u.Has(proto.FieldError) {
 		b.c.baseErrors.Add(1)
 		b.note("the base reports an error", errors.New(string(b.rd.Error.Bytes())))
@@ -573,6 +591,18 @@ func (b *Backend) take(f *payload) {
 			b.stalled = false
 			b.log.Info("the base answers again", "device", b.dev)
 		}
+	}
+}
+
+// reject counts and (at most once a second of wall time) logs a reply
+// with an implausible value.
+func (b *Backend) reject(err error) {
+	b.c.rejected.Add(1)
+	if now := time.Now(); !now.Before(b.rejectLogAt) {
+		b.log.Warn("skipping a reply with an implausible value", "err", err, "suppressed", b.rejectQuiet)
+		b.rejectLogAt, b.rejectQuiet = now.Add(time.Second), 0
+	} else {
+		b.rejectQuiet++
 	}
 }
 

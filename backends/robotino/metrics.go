@@ -6,6 +6,7 @@ var (
 	descFrames       = prometheus.NewDesc("robotd_robotino_frames_total", "Valid frames received from the base controller.", nil, nil)
 	descFrameErrors  = prometheus.NewDesc("robotd_robotino_frame_errors_total", "Framing errors skipped (the decoder resynchronises on the next start byte), by kind.", []string{"kind"}, nil)
 	descGarbageBytes = prometheus.NewDesc("robotd_robotino_garbage_bytes_total", "Bytes skipped outside frames.", nil, nil)
+	descRejected     = prometheus.NewDesc("robotd_robotino_rejected_replies_total", "Replies with a NaN, infinite or implausible value (skipped).", nil, nil)
 	descTimeouts     = prometheus.NewDesc("robotd_robotino_reply_timeouts_total", "Replies later than read_timeout.", nil, nil)
 	descLost         = prometheus.NewDesc("robotd_robotino_ports_lost_total", "Serial ports that failed or were given up.", nil, nil)
 	descWriteErrs    = prometheus.NewDesc("robotd_robotino_write_errors_total", "Failed writes to the base controller.", nil, nil)
@@ -16,7 +17,7 @@ var (
 
 // Describe implements prometheus.Collector.
 func (b *Backend) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descFrames, descFrameErrors, descGarbageBytes, descTimeouts, descLost, descWriteErrs, descBaseErrors, descStops, descStopped} {
+	for _, d := range []*prometheus.Desc{descFrames, descFrameErrors, descGarbageBytes, descRejected, descTimeouts, descLost, descWriteErrs, descBaseErrors, descStops, descStopped} {
 		ch <- d
 	}
 }
@@ -36,6 +37,7 @@ func (b *Backend) Collect(ch chan<- prometheus.Metric) {
 	counter(descFrameErrors, d.BadChecksum, "checksum")
 	counter(descFrameErrors, c.tagErrors.Load(), "bad_command")
 	counter(descGarbageBytes, d.GarbageBytes)
+	counter(descRejected, c.rejected.Load())
 	counter(descTimeouts, c.timeouts.Load())
 	counter(descLost, c.lost.Load())
 	counter(descWriteErrs, c.writeErrs.Load())

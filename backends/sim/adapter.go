@@ -187,13 +187,34 @@ type AngleFilter struct {
 
 // Update advances the filter by dt seconds with one IMU reading (NAO frame)
 // and returns the body angles.
+//
+// A reading with a value that is not finite, or a step that would leave
+// the estimate so, is ignored: the estimate stays as it was.
 func (f *AngleFilter) Update(imu hal.IMU, dt float64) hal.BodyAngles {
+	prev, prevInit := f.up, f.init
+	f.update(imu, dt)
+	if !finite3(f.up) {
+		f.up, f.init = prev, prevInit
+	}
+	return f.Angles()
+}
+
+func finite3(v vec3) bool {
+	for _, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *AngleFilter) update(imu hal.IMU, dt float64) {
 	a := vec3{imu.Accel.X, imu.Accel.Y, imu.Accel.Z}
 	n := math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2])
 	accOK := math.Abs(n-float64(hal.Gravity)) < 0.3*float64(hal.Gravity)
 	switch {
 	case !f.init && !accOK:
-		return hal.BodyAngles{}
+		return
 	case !f.init:
 		f.up, f.init = a.scale(1/n), true
 	default:
@@ -212,7 +233,6 @@ func (f *AngleFilter) Update(imu hal.IMU, dt float64) hal.BodyAngles {
 			f.up = f.up.scale(1 / l)
 		}
 	}
-	return f.Angles()
 }
 
 // Angles returns the current estimate. With up = Rᵀ·ẑ for R = Ry(pitch)·

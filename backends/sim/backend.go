@@ -103,6 +103,10 @@ type Backend struct {
 	logAt              time.Duration // tick time of the next allowed malformed-message log
 	suppressed         int
 	stalls             stallLog
+
+	rejected         atomic.Uint64
+	rejectLogAt      time.Time // wall time of the next allowed rejection log
+	rejectSuppressed int
 }
 
 // stallLog counts the simulator's stalls (live, then silent for
@@ -163,7 +167,7 @@ func (b *Backend) Addr() string { return b.addr }
 // connections that delivered messages after an earlier one had. Safe for
 // concurrent use.
 func (b *Backend) Stats() hal.BackendStats {
-	return hal.BackendStats{Errors: b.errors.Load(), Reconnects: b.reconnects.Load()}
+	return hal.BackendStats{Errors: b.errors.Load(), Reconnects: b.reconnects.Load(), Rejected: b.rejected.Load()}
 }
 
 // Cycle returns the measured cycle length in seconds (see Adapter.Cycle).
@@ -309,6 +313,10 @@ func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
 					b.malformed(err)
 					continue
 				}
+				if err := plausible(&b.p); err != nil {
+					b.reject(err)
+					continue
+				}
 				return b.connectedTick(), nil
 			}
 		case <-b.timer.C:
@@ -378,6 +386,25 @@ func (b *Backend) malformed(err error) {
 		b.logAt, b.suppressed = b.last+time.Second, 0
 	} else {
 		b.suppressed++
+	}
+	if b.cfg.Sync && b.conn != nil {
+		// The server still waits for this cycle's (syn).
+		b.eff.Reset()
+		b.send(true)
+	}
+}
+
+// reject counts and (at most once a second of wall time, which goes on
+// while every message is rejected) logs a message with an implausible
+// value, which is left out as a whole: the sensor values stay those of
+// the last good message.
+func (b *Backend) reject(err error) {
+	b.rejected.Add(1)
+	if now := time.Now(); !now.Before(b.rejectLogAt) {
+		b.log.Warn("skipping a perceptor message with an implausible value", "err", err, "suppressed", b.rejectSuppressed)
+		b.rejectLogAt, b.rejectSuppressed = now.Add(time.Second), 0
+	} else {
+		b.rejectSuppressed++
 	}
 	if b.cfg.Sync && b.conn != nil {
 		// The server still waits for this cycle's (syn).

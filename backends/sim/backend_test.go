@@ -35,6 +35,7 @@ type fakeServer struct {
 	// bad, when set, replaces the message with this index.
 	bad    []byte
 	badIdx int
+	badN   int // with bad: this many messages from badIdx on (0: one)
 
 	mu    sync.Mutex
 	conns []net.Conn
@@ -73,7 +74,7 @@ func (s *fakeServer) start() *fakeServer {
 }
 
 func (s *fakeServer) msg(i int) []byte {
-	if i == s.badIdx {
+	if i == s.badIdx || (s.badIdx >= 0 && i > s.badIdx && i < s.badIdx+s.badN) {
 		return s.bad
 	}
 	return s.msgs[i%len(s.msgs)]

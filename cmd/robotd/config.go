@@ -3,12 +3,15 @@ package main
 import (
 	"fmt"
 	"net"
+	"net/netip"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/robotd/robotd/backends/real"
 	"github.com/robotd/robotd/backends/sim"
 	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/debugview"
 	"github.com/robotd/robotd/robot"
 )
 
@@ -50,7 +53,17 @@ type LogConfig struct {
 type MetricsConfig struct {
 	// Addr is host:port. Empty derives 127.0.0.1:<10000 + 100·team + player>,
 	// so the robots of a simulated team on one machine do not collide.
+	// Another host than a loopback address opens robot state to the
+	// network; robotd then logs a warning.
 	Addr string `json:"addr"`
+	// MaxStreams bounds the debug page's live event streams at a time;
+	// more are answered 503.
+	MaxStreams int `json:"max_streams"`
+	// AllowHosts are host names, besides localhost and the host of Addr,
+	// that requests may be addressed to (their Host header); IP
+	// addresses always may. Others are answered 421, which stops a web
+	// page that rebinds its name to the robot (DNS rebinding).
+	AllowHosts []string `json:"allow_hosts"`
 }
 
 // SimConfig configures the sim build's backend.
@@ -94,12 +107,13 @@ func DefaultEmbeddedConfig() EmbeddedConfig {
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	c := Config{
-		Robot:  RobotConfig{TeamName: "robotd", TeamNumber: 1, Player: 1},
-		Log:    LogConfig{Level: "info", Format: "text"},
-		Config: robot.DefaultConfig(),
-		Real:   real.DefaultConfig(),
-		Sim:    SimConfig{Mode: "auto", Config: sim.DefaultConfig(), Embedded: DefaultEmbeddedConfig()},
-		Record: DefaultRecordConfig(),
+		Robot:   RobotConfig{TeamName: "robotd", TeamNumber: 1, Player: 1},
+		Log:     LogConfig{Level: "info", Format: "text"},
+		Metrics: MetricsConfig{MaxStreams: debugview.DefaultMaxStreams, AllowHosts: []string{}},
+		Config:  robot.DefaultConfig(),
+		Real:    real.DefaultConfig(),
+		Sim:     SimConfig{Mode: "auto", Config: sim.DefaultConfig(), Embedded: DefaultEmbeddedConfig()},
+		Record:  DefaultRecordConfig(),
 	}
 	buildDefaults(&c)
 	c.identify()
@@ -112,6 +126,20 @@ func (c *Config) MetricsAddr() string {
 		return c.Metrics.Addr
 	}
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(DefaultMetricsPort(c.Robot.TeamNumber, c.Robot.Player)))
+}
+
+// MetricsOnLoopback reports whether the metrics listener's host is a
+// loopback address or localhost.
+func (c *Config) MetricsOnLoopback() bool {
+	host, _, err := net.SplitHostPort(c.MetricsAddr())
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // SimBackend returns the SimSpark backend's configuration, with the robot's
@@ -131,8 +159,12 @@ func (c *Config) identify() {
 // DefaultMetricsPort is 10000 + 100·team + player: team 1 player 2 gets 10102.
 func DefaultMetricsPort(team, player int) int { return 10000 + 100*team + player }
 
-// Validate checks the configuration.
+// Validate checks the configuration: every setting against its rule
+// (configRules), then what relates settings to each other.
 func (c *Config) Validate() error {
+	if err := config.Check(c, configRules); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
 	if c.Robot.TeamNumber < 0 || c.Robot.TeamNumber > 99 {
 		return fmt.Errorf("config: robot.team_number %d is outside 0..99", c.Robot.TeamNumber)
 	}
@@ -169,6 +201,11 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Record.Validate(); err != nil {
 		return fmt.Errorf("config: record: %w", err)
+	}
+	// The robot build's section, checked in both builds: one file serves
+	// both, and -print-config must refuse what the daemon would.
+	if err := c.Real.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
 	}
 	return nil
 }

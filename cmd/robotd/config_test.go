@@ -50,8 +50,8 @@ func TestLoadConfig(t *testing.T) {
 				}
 			}},
 		{name: "unknown key", file: `{"robot": {"playr": 4}}`, err: `unknown field "playr"`},
-		{name: "bad player", args: []string{"-player", "0"}, err: "robot.player 0 is outside 1..20"},
-		{name: "bad level", args: []string{"-log-level", "loud"}, err: `log.level "loud"`},
+		{name: "bad player", args: []string{"-player", "0"}, err: "robot.player: 0 is outside 1..20"},
+		{name: "bad level", args: []string{"-log-level", "loud"}, err: `log.level: "loud"`},
 		{name: "stray argument", args: []string{"now"}, err: "unexpected arguments"},
 		{name: "missing file", args: []string{"-config", "/nonexistent/robotd.json"}, err: "no such file"},
 	}

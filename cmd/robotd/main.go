@@ -217,6 +217,9 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		return err
 	}
 
+	if !cfg.MetricsOnLoopback() {
+		log.Warn("the metrics and debug listener is not on loopback: anyone who reaches this address can read the robot's state", "addr", cfg.MetricsAddr())
+	}
 	srv := &http.Server{Handler: debugMux(reg, board, cfg, log), ReadHeaderTimeout: 5 * time.Second}
 	srvDone := make(chan error, 1)
 	go func() { srvDone <- srv.Serve(ln) }()
@@ -261,9 +264,11 @@ func startNetwork(ctx context.Context, cfg *Config, reg prometheus.Registerer, l
 }
 
 // debugMux serves /metrics, the blackboard's entries, a JSON snapshot, and
-// at / the debug page (package debugview) with its live state.
-func debugMux(reg *prometheus.Registry, board *blackboard.Board, cfg *Config, log *slog.Logger) *http.ServeMux {
+// at / the debug page (package debugview) with its live state, to requests
+// addressed to this robot (debugview.CheckHost: others get 421).
+func debugMux(reg *prometheus.Registry, board *blackboard.Board, cfg *Config, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
+	guarded := debugview.CheckHost(mux, cfg.MetricsAddr(), cfg.Metrics.AllowHosts)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	mux.HandleFunc("GET /debug/blackboard", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -278,13 +283,14 @@ func debugMux(reg *prometheus.Registry, board *blackboard.Board, cfg *Config, lo
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
-	view, err := debugview.New(board, reg, debugview.Options{Robot: robotIdentity(cfg), Log: log})
+	view, err := debugview.New(board, reg, debugview.Options{Robot: robotIdentity(cfg), Log: log,
+		MaxStreams: cfg.Metrics.MaxStreams, Listen: cfg.MetricsAddr(), AllowHosts: cfg.Metrics.AllowHosts})
 	if err != nil {
 		log.Error("no debug page", "err", err)
-		return mux
+		return guarded
 	}
 	mux.Handle("/", view)
-	return mux
+	return guarded
 }
 
 // robotIdentity is who the debug page says the robot is.

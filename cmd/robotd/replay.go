@@ -143,6 +143,9 @@ func replayLog(ctx context.Context, path, cfgPath string, sets []string, log *sl
 	if res.Gaps > 0 {
 		log.Warn("the recorder dropped records: the modules saw jumps the recorded run did not see", "gaps", res.Gaps)
 	}
+	for _, sk := range res.Skipped {
+		log.Warn("left out a part of the recording that cannot be read", "segment", sk.Path, "records_before", sk.Records, "reason", sk.Reason)
+	}
 	if len(res.Truncated) > 0 {
 		log.Info("the recording ends mid-stream (the recording process was killed); replayed what was flushed", "segments", res.Truncated)
 	}
@@ -178,7 +181,7 @@ func serveRecording(ctx context.Context, path, cfgPath string, sets []string, ad
 		"ticks", fmt.Sprintf("%d..%d", first, last), "seconds", time.Since(start).Seconds())
 	id := robotIdentity(cfg)
 	id.Build = h.Build
-	view, err := debugview.NewReplay(rec, debugview.Options{Robot: id, Log: log})
+	view, err := debugview.NewReplay(rec, debugview.Options{Robot: id, Log: log, Listen: addr, AllowHosts: cfg.Metrics.AllowHosts})
 	if err != nil {
 		return err
 	}
@@ -240,7 +243,7 @@ func replayTypes(path string, cfg *Config, log *slog.Logger) (*blackboard.Board,
 func replayConfig(recorded json.RawMessage, path string, sets []string) (*Config, error) {
 	cfg := DefaultConfig()
 	if len(recorded) > 0 {
-		if err := config.Decode(bytes.NewReader(recorded), &cfg); err != nil {
+		if err := config.DecodeWritten(bytes.NewReader(recorded), &cfg); err != nil {
 			return nil, fmt.Errorf("the recorded configuration: %w", err)
 		}
 	}
@@ -285,7 +288,7 @@ func setValue(cfg *Config, kv string) error {
 				return fmt.Errorf("no setting %q", strings.Join(path[:i+1], "."))
 			}
 			if last {
-				n[p] = parseValue(value)
+				n[p] = parseValueLike(next, value)
 			}
 			node = next
 		case []any:
@@ -294,7 +297,7 @@ func setValue(cfg *Config, kv string) error {
 				return fmt.Errorf("%q: want an index 0..%d", strings.Join(path[:i+1], "."), len(n)-1)
 			}
 			if last {
-				n[j] = parseValue(value)
+				n[j] = parseValueLike(n[j], value)
 			}
 			node = n[j]
 		default:
@@ -311,6 +314,21 @@ func setValue(cfg *Config, kv string) error {
 	}
 	*cfg = next
 	return nil
+}
+
+// parseValueLike reads a -set value for a setting whose current value is
+// cur: for a string setting (a name, a duration, an enum such as "2016")
+// the value as written, unless it is a quoted JSON string; otherwise
+// parseValue.
+func parseValueLike(cur any, s string) any {
+	if _, ok := cur.(string); ok {
+		var q string
+		if strings.HasPrefix(s, `"`) && json.Unmarshal([]byte(s), &q) == nil {
+			return q
+		}
+		return s
+	}
+	return parseValue(s)
 }
 
 // parseValue reads a -set value: JSON, else a string.
@@ -330,7 +348,8 @@ func decodeNumbers(data []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return err
 	}
-	if dec.More() {
+	// More is false before a stray '}' or ']': read a token to be sure.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errors.New("trailing data")
 	}
 	return nil

@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -123,6 +126,7 @@ func TestReplayCommand(t *testing.T) {
 		t.Fatalf("behaviour asked for a get-up first at tick %d, want soon after 1000", getUp)
 	}
 	noGetUp := writeFile(t, `{"behaviour": {"get_up": false}}`)
+	emptyNext, emptyNextName, lastCut, lastCutName, wantLast := damagedCopies(t, dir)
 	cases := []struct {
 		name           string
 		args           []string
@@ -135,6 +139,9 @@ func TestReplayCommand(t *testing.T) {
 			"tick " + strconv.FormatUint(getUp, 10) + " (t=" + (time.Duration(getUp) * 10 * time.Millisecond).String() + "): behaviour.motion_request Kind", ""},
 		{"unknown setting", []string{"-set", "motion.nope=1", dir}, exitFailed, "", `no setting "motion.nope"`},
 		{"no recording", []string{t.TempDir()}, exitFailed, "", "no recording"},
+		// A full disk leaves an empty last segment: the rest replays.
+		{"empty next segment", []string{emptyNext}, exitOK, "6000 ticks, 28 entries, bit-exact\nskipped " + emptyNextName, "left out"},
+		{"last segment emptied", []string{lastCut}, exitOK, wantLast + " ticks, 28 entries, bit-exact\nskipped " + lastCutName, "left out"},
 		{"no argument", nil, exitUsage, "", "usage: robotd replay"},
 	}
 	for _, tc := range cases {
@@ -147,6 +154,63 @@ func TestReplayCommand(t *testing.T) {
 			t.Logf("%s", stdout.String())
 		})
 	}
+}
+
+// damagedCopies copies the recording in dir twice: once with an empty
+// segment after the last, as a full disk leaves it, and once with its last
+// segment emptied. It returns their directories, the damaged segments' paths
+// and the number of ticks before the emptied segment.
+func damagedCopies(t *testing.T, dir string) (emptyNext, emptyNextName, lastCut, lastCutName, ticksBefore string) {
+	t.Helper()
+	src, err := record.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := src.Files()
+	src.Close()
+	if len(files) < 2 {
+		t.Fatalf("%d segments, want several", len(files))
+	}
+	emptyNext, lastCut = t.TempDir(), t.TempDir()
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(emptyNext, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if i == len(files)-1 {
+			b = nil
+		}
+		if err := os.WriteFile(filepath.Join(lastCut, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := filepath.Base(files[len(files)-1])
+	// The next segment's name: the number before the extension, plus one.
+	base := strings.TrimSuffix(last, ".rlog")
+	i := strings.LastIndexByte(base, '-')
+	n, err := strconv.Atoi(base[i+1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	emptyNextName = filepath.Join(emptyNext, fmt.Sprintf("%s-%06d.rlog", base[:i], n+1))
+	if err := os.WriteFile(emptyNextName, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lastCutName = filepath.Join(lastCut, last)
+	// The ticks of the segments before the last.
+	r, err := record.OpenFiles(files[:len(files)-1]...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cnt := 0
+	for r.Next() {
+		cnt++
+	}
+	return emptyNext, emptyNextName, lastCut, lastCutName, strconv.Itoa(cnt)
 }
 
 func TestSetValue(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/msg"
 )
@@ -50,7 +51,7 @@ type Config struct {
 	// PushSpeed and PushTime make a kick: forward at PushSpeed for
 	// PushTime, turned towards the kick's direction.
 	PushSpeed hal.MetresPerSec `json:"push_speed"`
-	PushTime  time.Duration    `json:"push_time"`
+	PushTime  config.Duration  `json:"push_time"`
 }
 
 // DefaultConfig returns the defaults, within a Robotino 3's limits
@@ -60,7 +61,7 @@ func DefaultConfig() Config {
 		MaxSpeed: 0.5, MaxTurn: 1.5,
 		Accel: 1.0, TurnAccel: 3.0,
 		Target:    TargetConfig{Gain: 1.0, TurnGain: 1.5, Tolerance: 0.05, AngleTolerance: 0.1},
-		PushSpeed: 0.4, PushTime: 800 * time.Millisecond,
+		PushSpeed: 0.4, PushTime: config.Duration(800 * time.Millisecond),
 	}
 }
 
@@ -153,7 +154,7 @@ func (m *Module) Tick(t hal.Tick) error {
 		}
 	case m.pushLeft > 0 || (req.Kind == msg.MotionKick && m.settled()):
 		if m.pushLeft <= 0 {
-			m.pushLeft, m.pushDir = m.cfg.PushTime, req.Kick.Direction
+			m.pushLeft, m.pushDir = m.cfg.PushTime.D(), req.Kick.Direction
 		}
 		m.pushLeft -= time.Duration(dt * float64(time.Second))
 		s, c := math.Sincos(float64(m.pushDir))

@@ -229,7 +229,7 @@ func TestKickIsAPush(t *testing.T) {
 			break
 		}
 	}
-	if want := int(cfg.PushTime / period); pushTicks < want || pushTicks > want+1 {
+	if want := int(cfg.PushTime.D() / period); pushTicks < want || pushTicks > want+1 {
 		t.Fatalf("pushed for %d ticks, want %d", pushTicks, want)
 	}
 	if d := math.Hypot(float64(r.bs.Odometry.X), float64(r.bs.Odometry.Y)); d < 0.1 {

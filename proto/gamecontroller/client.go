@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,12 @@ type ClientConfig struct {
 	ReturnEvery time.Duration
 	// ReturnPort is the GameController's return port (3939).
 	ReturnPort int
+	// Sources, if not empty, are the GameControllers' addresses: packets
+	// from any of them are taken, from others dropped. If empty, the
+	// first source heard is the GameController until the client is
+	// closed, and packets from any other are dropped. Dropped packets are
+	// counted (OtherSources) and logged at most once a second.
+	Sources []netip.Addr
 }
 
 // DefaultClientConfig returns the defaults for a robot.
@@ -46,6 +53,8 @@ type Client struct {
 	ret      func() Return
 
 	packets, malformed, foreign, otherSources atomic.Uint64
+	otherLogAt                                time.Time // guarded by mu
+	otherQuiet                                int
 }
 
 // NewClient opens the control port. ret, if not nil, supplies the return
@@ -81,7 +90,7 @@ func (c *Client) Latest() (d Data, at time.Time, from *net.UDPAddr, ok bool) {
 type ClientStats struct {
 	// Packets counts valid packets for our team; Malformed packets that do
 	// not decode; Foreign valid packets of a game without our team;
-	// OtherSources packets from a second GameController.
+	// OtherSources packets from a second GameController (dropped).
 	Packets, Malformed, Foreign, OtherSources uint64
 }
 
@@ -130,12 +139,41 @@ func (c *Client) Run(ctx context.Context) error {
 func (c *Client) accept(d *Data, from *net.UDPAddr) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.source != nil && !c.source.IP.Equal(from.IP) {
+	if !c.trusted(from) {
 		c.otherSources.Add(1)
-		c.log.Warn("GameController packets from two sources", "was", c.source.IP, "now", from.IP)
+		if now := time.Now(); !now.Before(c.otherLogAt) {
+			var was net.IP
+			if c.source != nil {
+				was = c.source.IP
+			}
+			c.log.Warn("dropping GameController packets from another source", "gamecontroller", was, "other", from.IP, "configured", len(c.cfg.Sources) > 0, "suppressed", c.otherQuiet)
+			c.otherLogAt, c.otherQuiet = now.Add(time.Second), 0
+		} else {
+			c.otherQuiet++
+		}
+		return
 	}
 	c.data, c.have, c.received, c.source = *d, true, time.Now(), from
 	c.packets.Add(1)
+}
+
+// trusted reports whether packets from from are the GameController's: it
+// is configured (Sources), or none is and from is the first source heard.
+func (c *Client) trusted(from *net.UDPAddr) bool {
+	ip, ok := netip.AddrFromSlice(from.IP)
+	if !ok {
+		return false
+	}
+	ip = ip.Unmap()
+	if len(c.cfg.Sources) > 0 {
+		for _, s := range c.cfg.Sources {
+			if s.Unmap() == ip {
+				return true
+			}
+		}
+		return false
+	}
+	return c.source == nil || c.source.IP.Equal(from.IP)
 }
 
 func (c *Client) sendReturns(ctx context.Context) {

@@ -85,8 +85,9 @@ type command struct {
 
 // fillActuators writes the actuator map for the joint command c (nil: none
 // written yet, which sends limp joints), the LEDs and the measured angles
-// into a. Targets are clamped to the joint limits, stiffness to
-// 0..stiffnessCap; a NaN target or stiffness releases that joint.
+// into a. Targets, the measured angles of limp joints included, are
+// clamped to the joint limits, stiffness to 0..stiffnessCap; a NaN target
+// or stiffness releases that joint.
 func fillActuators(a *lola.Actuators, cmd command, c *hal.JointCommand, measured *[hal.NumJoints]hal.Radians, leds *hal.LEDs, sonar bool) {
 	for i := range hal.NumJoints {
 		pos, stiff := float64(measured[i]), 0.0
@@ -100,6 +101,9 @@ func fillActuators(a *lola.Actuators, cmd command, c *hal.JointCommand, measured
 		if math.IsNaN(pos) {
 			pos, stiff = 0, 0
 		}
+		// A measured angle may lie a little beyond the limit (the
+		// sample's HeadPitch 0.549 > 0.5149): every target sent is in it.
+		pos = float64(hal.Joint(i).Clamp(hal.Radians(pos)))
 		a.Position[i] = float32(pos)
 		a.Stiffness[i] = float32(stiff)
 	}

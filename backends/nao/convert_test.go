@@ -161,7 +161,7 @@ func TestFillActuators(t *testing.T) {
 				case hal.LKneePitch:
 					wantS = 1
 				case hal.RAnkleRoll:
-					wantP, wantS = float32(measured[i]), 0
+					wantP, wantS = float32(hal.Joint(i).Clamp(measured[i])), 0
 				}
 				if a.Position[i] != wantP || a.Stiffness[i] != wantS {
 					t.Errorf("%v: %v/%v, want %v/%v", hal.Joint(i), a.Position[i], a.Stiffness[i], wantP, wantS)
@@ -173,15 +173,16 @@ func TestFillActuators(t *testing.T) {
 				t.Errorf("stiffness %v", a.Stiffness)
 			}
 		}},
-		{"limp sends measured angles, stiffness 0", command{limp: true, stiffnessCap: 1}, &jc, func(t *testing.T, a *lola.Actuators) {
+		{"limp sends measured angles within the limits, stiffness 0", command{limp: true, stiffnessCap: 1}, &jc, func(t *testing.T, a *lola.Actuators) {
 			for i := range hal.NumJoints {
-				if a.Position[i] != float32(measured[i]) || a.Stiffness[i] != 0 {
+				// LElbowRoll's 0.05 is beyond its limit -0.0349.
+				if a.Position[i] != float32(hal.Joint(i).Clamp(measured[i])) || a.Stiffness[i] != 0 {
 					t.Errorf("%v: %v/%v", hal.Joint(i), a.Position[i], a.Stiffness[i])
 				}
 			}
 		}},
 		{"no command yet is limp", command{stiffnessCap: 1}, nil, func(t *testing.T, a *lola.Actuators) {
-			if a.Stiffness != [hal.NumJoints]float32{} || a.Position[5] != float32(measured[5]) {
+			if a.Stiffness != [hal.NumJoints]float32{} || a.Position[4] != float32(measured[4]) || a.Position[5] != float32(hal.Joints[5].Max) {
 				t.Errorf("stiffness %v position %v", a.Stiffness, a.Position)
 			}
 		}},

@@ -782,7 +782,7 @@ func TestCriticalErrorsReopen(t *testing.T) {
 // disconnected ticks; when it answers again the ticks are connected.
 func TestSilentBase(t *testing.T) {
 	leakCheck(t)
-	r := newRig(t, robotinotest.Options{}, func(c *robotino.Config) { c.ReadTimeout = config.Duration(150 * time.Millisecond) })
+	r := newRig(t, robotinotest.Options{}, func(c *robotino.Config) { c.ReadTimeout = config.Duration(500 * time.Millisecond) })
 	fwd := &hal.BaseVelocity{VX: 0.1}
 	r.until(true, fwd)
 	r.tick(fwd)
@@ -802,8 +802,9 @@ func TestSilentBase(t *testing.T) {
 	}
 	r.ctl.Silence(false)
 	r.until(true, fwd)
-	if got := metric(t, r.b, "robotd_robotino_reply_timeouts_total", "", ""); got != 1 {
-		t.Errorf("timeouts %v", got)
+	// The silence timed out (a loaded machine may add one more).
+	if got := metric(t, r.b, "robotd_robotino_reply_timeouts_total", "", ""); got < 1 || got > 2 {
+		t.Errorf("timeouts %v, want the silence's (1, or 2 on a loaded machine)", got)
 	}
 	// A base that was reached and is gone cannot be stopped: SafeState
 	// says so.

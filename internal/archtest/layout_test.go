@@ -45,15 +45,24 @@ func TestRunOutputsAreIgnored(t *testing.T) {
 	if err := exec.Command("git", "-C", dir, "rev-parse", "--git-dir").Run(); err != nil {
 		t.Skip("the tree is not a git checkout (an exported copy): nothing to ignore")
 	}
-	for _, p := range []string{
-		"robotd", "findball", "embeddedsim", // go build ./cmd/...
+	cmds, err := os.ReadDir(filepath.Join(dir, "cmd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, c := range cmds {
+		if c.IsDir() {
+			paths = append(paths, c.Name()) // go build ./cmd/...
+		}
+	}
+	for _, p := range append(paths,
 		"robotd.json",                                       // robotd -print-config > robotd.json
 		"recordings/robotd-1.rlog",                          // record.dir's default
 		"findball.db", "findball.db-wal", "findball.db-shm", // findball -db's default
 		"findball-out/report.md",         // findball -out's default
 		"findball-slurm/findball.sbatch", // findball submit -dir's default
 		"cmd/robotd/robotd.test",         // go test -c
-	} {
+	) {
 		cmd := exec.Command("git", "-C", dir, "check-ignore", "-q", "--no-index", p)
 		if err := cmd.Run(); err != nil {
 			var ee *exec.ExitError

@@ -32,6 +32,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -101,6 +102,18 @@ func (l *listFlag) String() string { return strings.Join(*l, " ") }
 func (l *listFlag) Set(v string) error {
 	*l = append(*l, v)
 	return nil
+}
+
+// lockedWriter serialises the writes of several loggers to one writer.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
@@ -252,6 +265,9 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 		}
 		target = &t
 	}
+	// The campaign's and the simulators' loggers write from several
+	// goroutines: one lock for the writer they share.
+	stderr = &lockedWriter{w: stderr}
 	log := newLogger(stderr, slog.LevelInfo)
 	simLevel := slog.LevelWarn
 	if *verbose {

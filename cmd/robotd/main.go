@@ -49,6 +49,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "replay" {
 		return runReplay(ctx, args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && (args[0] == "deploy" || args[0] == "logs" || args[0] == "pull") {
+		return runDeploy(ctx, args[0], args[1:], stdout, stderr)
+	}
 	cfg, err := loadConfig(args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errPrinted) {
 		return exitOK
@@ -86,7 +89,7 @@ func loadConfig(args []string, stdout, stderr io.Writer) (*Config, error) {
 		return nil
 	})
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: robotd [flags]\n       robotd replay [flags] LOG\n\nrobotd is the robot daemon (%s build).\n\n", buildName)
+		fmt.Fprintf(stderr, "usage: robotd [flags]\n       robotd replay [flags] LOG\n       robotd deploy|logs|pull [flags] [ROBOT...]\n\nrobotd is the robot daemon (%s build).\n\n", buildName)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

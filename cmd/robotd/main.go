@@ -194,6 +194,10 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 		_ = r.SafeState()
 		return err
 	}
+	if err := robot.RegisterSafetyMetrics(reg, mods); err != nil {
+		_ = r.SafeState()
+		return err
+	}
 	if err := r.Start(); err != nil {
 		// Never wired: still make sure the hardware is safe.
 		_ = r.SafeState()

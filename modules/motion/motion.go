@@ -142,6 +142,29 @@ func StandPose(c *Config) [hal.NumJoints]hal.Radians {
 	return p
 }
 
+// SitPose is the crouch a robot sits down into before it goes limp: hips
+// and knees bent as far as the legs allow with the feet flat, arms down.
+func SitPose(c *Config) [hal.NumJoints]hal.Radians {
+	p := StandPose(c)
+	for _, s := range [][3]hal.Joint{{hal.LHipPitch, hal.LKneePitch, hal.LAnklePitch}, {hal.RHipPitch, hal.RKneePitch, hal.RAnklePitch}} {
+		p[s[0]], p[s[1]], p[s[2]] = -0.87, 2.11, -1.18
+	}
+	p[hal.LShoulderPitch], p[hal.RShoulderPitch] = 1.5, 1.5
+	for j := range p {
+		p[j] = hal.Joint(j).Clamp(p[j])
+	}
+	return p
+}
+
+// armsIn folds the arms against the body (shoulder roll 0, elbows bent) so
+// that a fall lands on the body, not on an outstretched arm.
+func armsIn(p *[hal.NumJoints]hal.Radians) {
+	p[hal.LShoulderPitch], p[hal.RShoulderPitch] = 1.5, 1.5
+	p[hal.LShoulderRoll], p[hal.RShoulderRoll] = 0, 0
+	p[hal.LElbowYaw], p[hal.RElbowYaw] = 0, 0
+	p[hal.LElbowRoll], p[hal.RElbowRoll] = -1.5, 1.5
+}
+
 // Module is the motion module.
 type Module struct {
 	cfg Config
@@ -151,6 +174,7 @@ type Module struct {
 	imu    *blackboard.Reader[hal.IMU]
 	body   *blackboard.Reader[msg.BodyState]
 	angles *blackboard.Reader[hal.BodyAngles]
+	safety *blackboard.Reader[msg.Safety]
 	cmdW   *blackboard.Writer[hal.JointCommand]
 	stateW *blackboard.Writer[msg.MotionState]
 
@@ -165,6 +189,8 @@ type Module struct {
 
 	active   msg.MotionKind
 	settled  bool
+	sat      bool // sitting reached the sit pose
+	sf       msg.Safety
 	started  bool
 	lastTime time.Duration
 	// Errors counts ticks whose output had a non-finite target (the
@@ -210,6 +236,10 @@ func (m *Module) Wire(b *blackboard.Board) error {
 		return err
 	}
 	if m.angles, err = blackboard.ReadOptional(b, m.Name(), msg.BodyAnglesKey); err != nil {
+		return err
+	}
+	// Safety (package safety) limits what motion may do, where it runs.
+	if m.safety, err = blackboard.ReadOptional(b, m.Name(), msg.SafetyKey); err != nil {
 		return err
 	}
 	if m.cmdW, err = blackboard.Write(b, m.Name(), msg.JointCommandKey); err != nil {
@@ -334,10 +364,32 @@ func (m *Module) Tick(t hal.Tick) error {
 		m.started = true
 	}
 	fall := m.fall()
+	safe := m.safety.Load(&m.sf).Valid()
+	if safe {
+		if (m.sf.HotLeg || m.sf.Penalised) && (req.Kind == msg.MotionWalk || req.Kind == msg.MotionKick) {
+			req.Kind = msg.MotionStand // stop the motion that loads a hot leg; a penalised robot stands
+		}
+		if m.sf.Sit {
+			req.Kind = msg.MotionSit
+		}
+		if m.sf.Falling && req.Kind == msg.MotionGetUp {
+			req.Kind = msg.MotionStand // the get-up starts once the robot lies
+		}
+	}
 	m.decide(req, fall)
 
 	st := msg.MotionState{Active: m.active, Interruptible: true}
 	switch m.active {
+	case msg.MotionSit:
+		if !m.sat {
+			target := SitPose(&m.cfg)
+			m.sat = MoveTowards(&m.cmd, &target, m.cfg.MaxSpeed/2, dt, m.cfg.Tolerance)
+			m.setStiffness(0, m.cfg.Stiffness)
+		} else {
+			m.cmd.Angle = m.meas.Angle
+			m.setStiffness(0, 0)
+		}
+		st.Settled = m.sat
 	case msg.MotionRelax:
 		m.cmd.Angle = m.meas.Angle
 		for j := range m.cmd.Stiffness {
@@ -385,7 +437,17 @@ func (m *Module) Tick(t hal.Tick) error {
 		m.head.Reset(m.cmd.Angle[hal.HeadYaw], m.cmd.Angle[hal.HeadPitch])
 	}
 	st.Active = m.active // what runs from now on, if a motion just ended
+	if safe && m.sf.Falling {
+		// Falling: arms in, every joint soft before the impact.
+		armsIn(&m.cmd.Angle)
+		m.setStiffness(0, m.sf.FallStiffness)
+	}
 	m.effect()
+	if safe {
+		for j := range m.cmd.Stiffness {
+			m.cmd.Stiffness[j] = min(m.cmd.Stiffness[j], m.sf.StiffnessCap[j])
+		}
+	}
 	m.cmdW.Set(m.cmd)
 	m.stateW.Set(st)
 	return nil
@@ -397,7 +459,14 @@ func (m *Module) decide(req msg.MotionRequest, fall msg.Fall) {
 	if want == msg.MotionNone {
 		want = msg.MotionRelax
 	}
+	if want != msg.MotionSit {
+		m.sat = false
+	}
 	switch {
+	case want == msg.MotionSit:
+		// Safety's: at once, whatever runs.
+		m.active = msg.MotionSit
+		return
 	case want == msg.MotionRelax:
 		// Safety first: limp at once, whatever runs.
 		m.active = msg.MotionRelax

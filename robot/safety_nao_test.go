@@ -26,7 +26,7 @@ import (
 // in lock step: every sensor map waits for the answer to the previous one,
 // so the command answering map n is the robot's reaction to it.
 type naoRig struct {
-	t     *testing.T
+	t      *testing.T
 	srv    *naotest.Server
 	safety *blackboard.Reader[msg.Safety]
 	motion *blackboard.Reader[msg.MotionState]

@@ -61,6 +61,9 @@ func (c *Config) Validate() error {
 	if err := c.Base.Validate(); err != nil {
 		return err
 	}
+	if err := c.Motion.Validate(); err != nil {
+		return err
+	}
 	return c.Safety.Validate()
 }
 

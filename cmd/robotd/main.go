@@ -52,7 +52,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "deploy" || args[0] == "logs" || args[0] == "pull") {
 		return runDeploy(ctx, args[0], args[1:], stdout, stderr)
 	}
-	cfg, err := loadConfig(args, stdout, stderr)
+	cfg, err := loadConfig(ctx, args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errPrinted) {
 		return exitOK
 	}
@@ -72,11 +72,15 @@ var errPrinted = errors.New("configuration printed")
 
 // loadConfig builds the configuration: defaults, then the file named by
 // -config, then the other flags.
-func loadConfig(args []string, stdout, stderr io.Writer) (*Config, error) {
+func loadConfig(ctx context.Context, args []string, stdout, stderr io.Writer) (*Config, error) {
 	cfg := DefaultConfig()
+	var err error
 	fs := flag.NewFlagSet("robotd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "JSON configuration file (keys as in -print-config; unknown keys are errors)")
+	dir := fs.String("config-dir", "", "a team's configuration directory: location/<location>.json, robots.json, robots/<name>.json, applied before -config")
+	location := fs.String("location", "", "the location layer in -config-dir (location/<name>.json: field, team)")
+	ids := fs.String("robot-ids", "", "BODY,HEAD: the robot's IDs that choose its layer in -config-dir (default: asked from LoLA)")
 	team := fs.Int("team", 0, "SPL team number (overrides robot.team_number)")
 	teamName := fs.String("team-name", "", "team name (overrides robot.team_name)")
 	player := fs.Int("player", 0, "player number (overrides robot.player)")
@@ -98,7 +102,13 @@ func loadConfig(args []string, stdout, stderr io.Writer) (*Config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	if *dir != "" {
+		if cfg.layers, cfg.robotName, err = applyLayers(ctx, &cfg, config.Layers{Dir: *dir, Location: *location}, *ids); err != nil {
+			return nil, err
+		}
+	}
 	if *path != "" {
+		cfg.layers = append(cfg.layers, *path)
 		if err := config.Load(*path, &cfg); err != nil {
 			return nil, err
 		}
@@ -156,6 +166,9 @@ func newLogger(c LogConfig, w io.Writer) *slog.Logger {
 // serve runs the daemon until ctx is done.
 func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	log = log.With("team", cfg.Robot.TeamNumber, "player", cfg.Robot.Player)
+	if len(cfg.layers) > 0 {
+		log.Info("configuration", "robot", cfg.robotName, "layers", cfg.layers)
+	}
 	dev, err := newBackend(ctx, cfg, log)
 	if err != nil {
 		return fmt.Errorf("starting the %s backend: %w", buildName, err)

@@ -99,6 +99,11 @@ type Config struct {
 	Head      HeadConfig  `json:"head"`
 	Kick      KickConfig  `json:"kick"`
 	GetUp     GetUpConfig `json:"get_up"`
+	// JointOffsets is this robot's joint calibration by joint name (rad):
+	// a joint whose encoder reads off by o is commanded at target+o and its
+	// measured angle is taken as reading-o. Per robot (its configuration
+	// layer); at most MaxJointOffset each.
+	JointOffsets map[string]hal.Radians `json:"joint_offsets"`
 
 	// StandPose is the stand pose derived from Stance, Arms and Geometry
 	// (head at zero). DefaultConfig fills it for reference; New always
@@ -198,6 +203,8 @@ type Module struct {
 	errors uint64
 
 	cmd  hal.JointCommand
+	out  hal.JointCommand // cmd with the joint offsets, as sent
+	off  [hal.NumJoints]hal.Radians
 	prev hal.JointCommand
 	meas hal.JointSensors
 	in   walk.Input
@@ -206,6 +213,7 @@ type Module struct {
 // New returns a motion module.
 func New(cfg Config) *Module {
 	m := &Module{cfg: cfg}
+	m.off = cfg.offsets()
 	m.stand = StandPose(&m.cfg)
 	m.walk = walk.New(cfg.Walk, cfg.Stance, cfg.Geometry)
 	m.head = NewHead(cfg.Head)
@@ -355,6 +363,9 @@ func (m *Module) lyingOnFront(f msg.Fall) bool {
 func (m *Module) Tick(t hal.Tick) error {
 	req, _ := m.req.Get()
 	m.joints.Load(&m.meas)
+	for j := range m.meas.Angle {
+		m.meas.Angle[j] -= m.off[j]
+	}
 	dt := m.dt(t)
 	if !m.started || !t.Connected {
 		// Start from where the joints are, and again after an outage.
@@ -448,7 +459,11 @@ func (m *Module) Tick(t hal.Tick) error {
 			m.cmd.Stiffness[j] = min(m.cmd.Stiffness[j], m.sf.StiffnessCap[j])
 		}
 	}
-	m.cmdW.Set(m.cmd)
+	m.out = m.cmd
+	for j := range hal.Joint(hal.NumJoints) {
+		m.out.Angle[j] = j.Clamp(m.cmd.Angle[j] + m.off[j])
+	}
+	m.cmdW.Set(m.out)
 	m.stateW.Set(st)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -515,7 +516,7 @@ func TestConfigJSON(t *testing.T) {
 	if err := config.Decode(bytes.NewReader(b), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got != def {
+	if !reflect.DeepEqual(got, def) {
 		t.Fatalf("decoded %+v, want %+v", got, def)
 	}
 	if err := config.Decode(strings.NewReader(`{"walk": {"step_hieght": 1}}`), &got); err == nil || !strings.Contains(err.Error(), "step_hieght") {

@@ -3,6 +3,7 @@ package robot_test
 import (
 	"context"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,8 +16,10 @@ import (
 	"github.com/robotd/robotd/backends/nao"
 	"github.com/robotd/robotd/backends/nao/naotest"
 	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/msg"
+	"github.com/robotd/robotd/proto/gamecontroller"
 	"github.com/robotd/robotd/proto/lola"
 	"github.com/robotd/robotd/robot"
 	"github.com/robotd/robotd/runner"
@@ -30,6 +33,7 @@ type naoRig struct {
 	srv    *naotest.Server
 	safety *blackboard.Reader[msg.Safety]
 	motion *blackboard.Reader[msg.MotionState]
+	team   *blackboard.Reader[msg.TeamOut]
 
 	// script changes the maps from a sequence number on; set before the
 	// map is sent (under mu).
@@ -45,7 +49,7 @@ type edit struct {
 	f        func(s *lola.Sensors)
 }
 
-func newNAORig(t *testing.T) *naoRig {
+func newNAORig(t *testing.T, gc ...*fakeGC) *naoRig {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
@@ -101,6 +105,7 @@ func newNAORig(t *testing.T) *naoRig {
 		t.Fatal(err)
 	}
 	rcfg := robot.DefaultConfig()
+	robot.Identify(&rcfg, 1, 1)
 	met, err := runner.NewMetrics(prometheus.NewRegistry(), dev)
 	if err != nil {
 		t.Fatal(err)
@@ -108,10 +113,17 @@ func newNAORig(t *testing.T) *naoRig {
 	board := blackboard.New()
 	run := runner.New(rcfg.Runner, dev, board, slog.New(slog.DiscardHandler), met)
 	run.Add(robot.ModulesFor(&rcfg, robot.Legs)...)
+	for _, src := range gc {
+		run.Add(gamecontroller.NewModule(gamecontroller.ModuleConfig{Team: 1, Player: 1, Timeout: config.Duration(time.Hour),
+			TwoSourcesHold: config.Duration(time.Second), HalfLength: config.Duration(10 * time.Minute)}, src, slog.New(slog.DiscardHandler)))
+	}
 	if r.safety, err = blackboard.ReadOptional(board, "test", msg.SafetyKey); err != nil {
 		t.Fatal(err)
 	}
 	if r.motion, err = blackboard.ReadOptional(board, "test", msg.MotionStateKey); err != nil {
+		t.Fatal(err)
+	}
+	if r.team, err = blackboard.ReadOptional(board, "test", msg.TeamOutKey); err != nil {
 		t.Fatal(err)
 	}
 	if err := run.Start(); err != nil {
@@ -173,6 +185,17 @@ func (r *naoRig) answering(seq uint64) naotest.Command {
 	return r.await("it answers a later map", func(c *naotest.Command) bool { return c.Seq >= seq })
 }
 
+// fakeGC is a GameController that says PLAYING for team 1.
+type fakeGC struct{}
+
+func (fakeGC) Latest() (gamecontroller.Data, time.Time, *net.UDPAddr, bool) {
+	d := gamecontroller.Data{Version: 18, PlayersPerTeam: 5, State: gamecontroller.StatePlaying, FirstHalf: true, SecsRemaining: 600}
+	d.Teams[0].TeamNumber, d.Teams[1].TeamNumber = 1, 2
+	return d, time.Now(), &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 3838}, true
+}
+
+func (fakeGC) Stats() gamecontroller.ClientStats { return gamecontroller.ClientStats{} }
+
 func standing(c *naotest.Command) bool {
 	return c.Act.Stiffness[hal.LKneePitch] >= 0.5 && c.Act.Stiffness[hal.RKneePitch] >= 0.5
 }
@@ -217,11 +240,24 @@ func TestSafetyHotJointOnLoLA(t *testing.T) {
 	}
 }
 
-// TestSafetyLowBatteryOnLoLA: at 5 % charge, not charging, the robot sits
-// down (knees bent to the sit pose, with stiffness) and then goes limp.
+// TestSafetyLowBatteryOnLoLA: playing, at 5 % charge, not charging, the
+// robot sits down (knees bent to the sit pose, with stiffness), then goes
+// limp, and its team message says it is out of play.
 func TestSafetyLowBatteryOnLoLA(t *testing.T) {
-	r := newNAORig(t)
+	r := newNAORig(t, &fakeGC{})
 	r.await("the robot stands", standing)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if out, _ := r.team.Get(); out.Seq > 0 {
+			if out.Msg.Penalised {
+				t.Fatalf("before the battery runs low the team message is %+v, want one that says the robot plays", out.Msg)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no team message while playing")
+		}
+		r.answering(r.seq.Load() + 1)
+	}
 	r.from(0, func(s *lola.Sensors) { s.Battery[0] = 0.05 })
 	bent := r.await("the knees are bent to sit", func(c *naotest.Command) bool {
 		return c.Act.Position[hal.LKneePitch] > 2.0 && c.Act.Stiffness[hal.LKneePitch] > 0.5
@@ -229,6 +265,16 @@ func TestSafetyLowBatteryOnLoLA(t *testing.T) {
 	r.await("limp after sitting", func(c *naotest.Command) bool { return c.Seq > bent.Seq && c.MaxStiffness() == 0 })
 	if sf, _ := r.safety.Get(); !sf.LowBattery || !sf.Sit || !sf.OutOfPlay() {
 		t.Errorf("safety %+v", sf)
+	}
+	// The team is told: the team message says the robot is out of play.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if out, _ := r.team.Get(); out.Msg.Penalised {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the team message never said the robot is out of play")
+		}
+		r.answering(r.seq.Load() + 1)
 	}
 }
 

@@ -33,7 +33,8 @@ type Config struct {
 	Defaults Target `json:"defaults"`
 
 	// Package is the Go package of the robot binary, built with
-	// CGO_ENABLED=0 for each target's GOOS/GOARCH.
+	// CGO_ENABLED=0 for each target's GOOS/GOARCH in the current directory.
+	// The local files below are relative to the deploy file.
 	Package string `json:"package"`
 	// Binary, if set, is a prebuilt binary used instead of building (for
 	// every target, whatever its architecture).
@@ -137,7 +138,32 @@ func Load(file string) (Config, error) {
 	if err := c.Validate(); err != nil {
 		return c, fmt.Errorf("%s: %w", file, err)
 	}
+	// Local files are relative to the deploy file.
+	dir := filepath.Dir(file)
+	rel := func(p *string) {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(dir, *p)
+		}
+	}
+	rel(&c.Binary)
+	rel(&c.Config)
+	rel(&c.Actions)
+	for i := range c.Models {
+		rel(&c.Models[i])
+	}
+	for _, t := range append([]*Target{&c.Defaults}, ptrs(c.Robots)...) {
+		rel(&t.Key)
+		rel(&t.KnownHosts)
+	}
 	return c, nil
+}
+
+func ptrs(ts []Target) []*Target {
+	out := make([]*Target, len(ts))
+	for i := range ts {
+		out[i] = &ts[i]
+	}
+	return out
 }
 
 // Targets returns the robots with the defaults filled in, those named only

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/robotd/robotd/deploy/deploytest"
 )
 
 // The robot binary, built once for every test in the package.
@@ -50,14 +52,14 @@ func TestMain(m *testing.M) {
 type rig struct {
 	t    *testing.T
 	dir  string
-	sshd *testSSHD
+	sshd *deploytest.SSHD
 	cfg  Config
 }
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
 	dir := t.TempDir()
-	r := &rig{t: t, dir: dir, sshd: startSSHD(t, dir)}
+	r := &rig{t: t, dir: dir, sshd: deploytest.StartSSHD(t, dir)}
 	src := filepath.Join(dir, "src")
 	for _, d := range []string{src, filepath.Join(src, "actions")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -84,7 +86,7 @@ func newRig(t *testing.T) *rig {
 	r.cfg.Defaults.Key = r.sshd.Key
 	r.cfg.Defaults.KnownHosts = r.sshd.KnownHosts
 	r.cfg.Defaults.Dir = "/home/nao/robotd"
-	r.cfg.Defaults.MetricsPort = fakeMetrics(t)
+	r.cfg.Defaults.MetricsPort = deploytest.FakeMetrics(t)
 	return r
 }
 
@@ -97,8 +99,8 @@ func (r *rig) robot(name string) Target {
 	t := Target{
 		Name:       name,
 		Prefix:     root,
-		Systemctl:  recorder(r.t, filepath.Join(r.dir, name+"-systemctl"), filepath.Join(r.dir, name+"-systemctl.log"), ""),
-		Journalctl: recorder(r.t, filepath.Join(r.dir, name+"-journalctl"), filepath.Join(r.dir, name+"-journalctl.log"), "echo 'robotd[1]: robotd running'"),
+		Systemctl:  deploytest.Recorder(r.t, filepath.Join(r.dir, name+"-systemctl"), filepath.Join(r.dir, name+"-systemctl.log"), ""),
+		Journalctl: deploytest.Recorder(r.t, filepath.Join(r.dir, name+"-journalctl"), filepath.Join(r.dir, name+"-journalctl.log"), "echo 'robotd[1]: robotd running'"),
 	}
 	r.cfg.Robots = append(r.cfg.Robots, t)
 	return t
@@ -214,7 +216,7 @@ func TestDeploySSHD(t *testing.T) {
 		if !strings.Contains(string(unit), wantExec) || !strings.Contains(string(unit), `-e "/tmp/robocup"`) {
 			t.Errorf("%s: unit does not start robotd after LoLA's socket:\n%s", n, unit)
 		}
-		calls := readLines(t, filepath.Join(r.dir, n+"-systemctl.log"))
+		calls := deploytest.ReadLines(t, filepath.Join(r.dir, n+"-systemctl.log"))
 		if want := []string{"daemon-reload", "enable robotd.service", "restart robotd.service"}; !slices.Equal(calls, want) {
 			t.Errorf("%s: systemctl calls %q, want %q", n, calls, want)
 		}
@@ -304,7 +306,7 @@ func TestDeploySSHD(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"player": 2`) {
 		t.Errorf("after rollback robotd.json is %q (%v), want the first version's", b, err)
 	}
-	calls := readLines(t, filepath.Join(r.dir, "nao1-systemctl.log"))
+	calls := deploytest.ReadLines(t, filepath.Join(r.dir, "nao1-systemctl.log"))
 	if n := len(calls); n < 2 || calls[n-1] != "restart robotd.service" || calls[n-2] != "restart robotd.service" {
 		t.Errorf("nao1 systemctl calls %q: want restarts after the redeploy and the rollback", calls)
 	}
@@ -324,7 +326,7 @@ func TestDeploySSHD(t *testing.T) {
 	if !strings.Contains(logs.String(), "robotd running") {
 		t.Errorf("logs: %q", logs.String())
 	}
-	if got := readLines(t, filepath.Join(r.dir, "nao2-journalctl.log")); !slices.Equal(got, []string{"-o short-precise -fu robotd.service"}) {
+	if got := deploytest.ReadLines(t, filepath.Join(r.dir, "nao2-journalctl.log")); !slices.Equal(got, []string{"-o short-precise -fu robotd.service"}) {
 		t.Errorf("journalctl called with %q", got)
 	}
 	rec := r.installed("nao2", "current", "recordings")

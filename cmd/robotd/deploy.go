@@ -66,6 +66,14 @@ func runDeploy(ctx context.Context, verb string, args []string, stdout, stderr i
 		fmt.Fprintf(stdout, "%s: %d new files\n", targets[0].Name, len(got))
 		return exitOK
 	}
+	if !*rollback {
+		// The configuration to install must load here, or robotd would
+		// refuse to start on the robot.
+		if _, err := loadConfig(ctx, []string{"-config", cfg.Config}, io.Discard, io.Discard); err != nil {
+			fmt.Fprintf(stderr, "robotd deploy: the configuration to install: %v\n", err)
+			return exitUsage
+		}
+	}
 	o := deploy.Options{DryRun: *dry, Out: stdout}
 	var rs []deploy.Result
 	if *rollback {

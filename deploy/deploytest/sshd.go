@@ -1,4 +1,8 @@
-package deploy
+// Package deploytest runs a real OpenSSH server for deploy tests: Debian's
+// openssh-server on a free loopback port with a throwaway host key and user
+// key, a /metrics that ticks, and recording stand-ins for systemctl and
+// journalctl.
+package deploytest
 
 import (
 	"bytes"
@@ -13,7 +17,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,12 +25,12 @@ import (
 	"golang.org/x/crypto/ssh/knownhosts"
 )
 
-// sshdPath is Debian's openssh-server daemon (.ci/run installs it).
-const sshdPath = "/usr/sbin/sshd"
+// SSHDPath is Debian's openssh-server daemon (.ci/run installs it).
+const SSHDPath = "/usr/sbin/sshd"
 
-// testSSHD is a real OpenSSH server on a free loopback port, with a
+// SSHD is a real OpenSSH server on a free loopback port, with a
 // throwaway host key, accepting one user key.
-type testSSHD struct {
+type SSHD struct {
 	Addr       string
 	User       string
 	Key        string // the accepted private key
@@ -35,7 +39,9 @@ type testSSHD struct {
 	stderr     *bytes.Buffer
 }
 
-func writeKey(t *testing.T, file string) ssh.PublicKey {
+// WriteKey writes a new ed25519 private key in OpenSSH format to file and
+// returns its public key.
+func WriteKey(t testing.TB, file string) ssh.PublicKey {
 	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -55,7 +61,8 @@ func writeKey(t *testing.T, file string) ssh.PublicKey {
 	return sp
 }
 
-func freePort(t *testing.T) int {
+// FreePort returns a loopback TCP port that was free a moment ago.
+func FreePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -65,11 +72,11 @@ func freePort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// startSSHD starts sshd -D in dir and stops it when the test ends.
-func startSSHD(t *testing.T, dir string) *testSSHD {
+// StartSSHD starts sshd -D in dir and stops it when the test ends.
+func StartSSHD(t testing.TB, dir string) *SSHD {
 	t.Helper()
-	if _, err := os.Stat(sshdPath); err != nil {
-		t.Fatalf("%s: %v (install Debian's openssh-server; .ci/run does)", sshdPath, err)
+	if _, err := os.Stat(SSHDPath); err != nil {
+		t.Fatalf("%s: %v (install Debian's openssh-server; .ci/run does)", SSHDPath, err)
 	}
 	u, err := user.Current()
 	if err != nil {
@@ -82,13 +89,13 @@ func startSSHD(t *testing.T, dir string) *testSSHD {
 			t.Fatal(err)
 		}
 	}
-	hostPub := writeKey(t, filepath.Join(dir, "host_key"))
-	userPub := writeKey(t, filepath.Join(dir, "user_key"))
-	writeKey(t, filepath.Join(dir, "other_key"))
+	hostPub := WriteKey(t, filepath.Join(dir, "host_key"))
+	userPub := WriteKey(t, filepath.Join(dir, "user_key"))
+	WriteKey(t, filepath.Join(dir, "other_key"))
 	if err := os.WriteFile(filepath.Join(dir, "authorized_keys"), ssh.MarshalAuthorizedKey(userPub), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	port := freePort(t)
+	port := FreePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	kh := knownhosts.Line([]string{knownhosts.Normalize(addr)}, hostPub)
 	if err := os.WriteFile(filepath.Join(dir, "known_hosts"), []byte(kh+"\n"), 0o600); err != nil {
@@ -115,12 +122,12 @@ LogLevel ERROR
 	if err := os.WriteFile(cf, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &testSSHD{
+	s := &SSHD{
 		Addr: addr, User: u.Username,
 		Key: filepath.Join(dir, "user_key"), OtherKey: filepath.Join(dir, "other_key"),
 		KnownHosts: filepath.Join(dir, "known_hosts"), stderr: &bytes.Buffer{},
 	}
-	cmd := exec.Command(sshdPath, "-D", "-e", "-f", cf)
+	cmd := exec.Command(SSHDPath, "-D", "-e", "-f", cf)
 	cmd.Stderr = s.stderr // read only after Wait
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting sshd: %v", err)
@@ -154,31 +161,38 @@ LogLevel ERROR
 	}
 }
 
-// fakeMetrics serves a /metrics whose robotd_ticks_total grows with every
-// scrape, as a ticking robotd's does.
-func fakeMetrics(t *testing.T) int {
+// FakeMetrics serves a /metrics on loopback whose robotd_ticks_total grows
+// as a robotd on LoLA's 12 ms cycle ticks (from the first scrape on), and
+// returns its port.
+func FakeMetrics(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ticks atomic.Int64
+	var mu sync.Mutex
+	var start time.Time
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/metrics" {
 			http.NotFound(w, r)
 			return
 		}
-		n := ticks.Add(42)
+		mu.Lock()
+		if start.IsZero() {
+			start = time.Now()
+		}
+		n := int64(time.Since(start)/(12*time.Millisecond)) + 1
+		mu.Unlock()
 		fmt.Fprintf(w, "# HELP robotd_ticks_total Ticks.\n# TYPE robotd_ticks_total counter\nrobotd_ticks_total %d\nrobotd_backend_connected 1\n", n)
-	})}
+	}), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
-// recorder is a shell script standing in for systemctl or journalctl on
+// Recorder is a shell script standing in for systemctl or journalctl on
 // the robot: it appends its arguments to log and prints out.
-func recorder(t *testing.T, file, log, out string) string {
+func Recorder(t testing.TB, file, log, out string) string {
 	t.Helper()
 	script := fmt.Sprintf("#!/bin/sh\necho \"$@\" >> %s\n%s\n", log, out)
 	if err := os.WriteFile(file, []byte(script), 0o755); err != nil {
@@ -187,11 +201,15 @@ func recorder(t *testing.T, file, log, out string) string {
 	return file
 }
 
-func readLines(t *testing.T, file string) []string {
+// ReadLines returns file's lines (none if it does not exist).
+func ReadLines(t testing.TB, file string) []string {
 	t.Helper()
 	b, err := os.ReadFile(file)
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
 	}
 	return strings.Split(strings.TrimSpace(string(b)), "\n")
 }

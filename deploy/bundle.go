@@ -175,3 +175,13 @@ RestartSec=2
 WantedBy=multi-user.target
 `, dir, wait, what)
 }
+
+// has reports whether the version has a file called name.
+func (b *bundle) has(name string) bool {
+	for _, f := range b.Files {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -199,16 +199,9 @@ func exists(c *conn, p string) (bool, error) {
 	return true, nil
 }
 
-// changes lists what installing b changes against the current version.
-func changes(c *conn, t *Target, b *bundle, cur string) ([]string, error) {
-	old := map[string]string{}
-	if cur != "" {
-		m, err := readFile(c, t.remote(t.Dir, "versions", cur, manifestName))
-		if err != nil {
-			return nil, err
-		}
-		old = parseManifest(m)
-	}
+// changes lists what installing b changes against the current version's
+// manifest old.
+func changes(b *bundle, old map[string]string) []string {
 	var out []string
 	for _, f := range b.Files {
 		switch sum, ok := old[f.Name]; {
@@ -217,12 +210,25 @@ func changes(c *conn, t *Target, b *bundle, cur string) ([]string, error) {
 		case sum != f.SHA256:
 			out = append(out, "~ "+f.Name)
 		}
-		delete(old, f.Name)
 	}
 	for name := range old {
-		out = append(out, "- "+name)
+		if !b.has(name) {
+			out = append(out, "- "+name)
+		}
 	}
-	return out, nil
+	return out
+}
+
+// installed reads the manifest of version v on the robot (empty if none).
+func installed(c *conn, t *Target, v string) (map[string]string, error) {
+	if v == "" {
+		return map[string]string{}, nil
+	}
+	m, err := readFile(c, t.remote(t.Dir, "versions", v, manifestName))
+	if err != nil {
+		return nil, err
+	}
+	return parseManifest(m), nil
 }
 
 func deployOne(ctx context.Context, cfg *Config, t *Target, b *bundle, dry bool, p *printer) Result {
@@ -239,10 +245,12 @@ func deployOne(ctx context.Context, cfg *Config, t *Target, b *bundle, dry bool,
 		r.Err = err
 		return r
 	}
-	if r.Changed, err = changes(c, t, b, st.current); err != nil {
+	cur, err := installed(c, t, st.current)
+	if err != nil {
 		r.Err = err
 		return r
 	}
+	r.Changed = changes(b, cur)
 	unit := unitFile(t)
 	unitChanged := st.unit != unit
 	if unitChanged {
@@ -269,7 +277,7 @@ func deployOne(ctx context.Context, cfg *Config, t *Target, b *bundle, dry bool,
 		r.Health, r.Err = checkHealth(ctx, c, t, cfg.HealthTimeout.D(), p)
 		return r
 	}
-	if err := install(c, t, b, p); err != nil {
+	if err := install(c, t, b, st.current, cur, p); err != nil {
 		r.Err = err
 		return r
 	}
@@ -309,7 +317,7 @@ func orNone(v string) string {
 // install uploads b into versions/<version> unless it is there: into a
 // temporary directory first, renamed into place once complete, so a
 // version directory is never partial.
-func install(c *conn, t *Target, b *bundle, p *printer) error {
+func install(c *conn, t *Target, b *bundle, curV string, cur map[string]string, p *printer) error {
 	versions := t.remote(t.Dir, "versions")
 	dst := path.Join(versions, b.Version())
 	if ok, err := exists(c, dst); err != nil || ok {
@@ -321,38 +329,66 @@ func install(c *conn, t *Target, b *bundle, p *printer) error {
 	if err := c.sftp.MkdirAll(versions); err != nil {
 		return fmt.Errorf("creating %s: %w", versions, err)
 	}
-	if err := checkSpace(c, versions, b.Size()); err != nil {
+	// Files the current version has unchanged are hard-linked from it
+	// (versions are never changed in place), the rest is sent.
+	_, canLink := c.sftp.HasExtension("hardlink@openssh.com")
+	var send []file
+	var total int64
+	for _, f := range b.Files {
+		if !canLink || cur[f.Name] != f.SHA256 {
+			send = append(send, f)
+			total += f.Size
+		}
+	}
+	if err := checkSpace(c, versions, total); err != nil {
 		return err
 	}
 	tmp := path.Join(versions, ".incoming-"+b.Version())
 	if err := c.sftp.RemoveAll(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("removing the partial upload %s: %w", tmp, err)
 	}
-	total := b.Size()
+	fail := func(err error) error {
+		_ = c.sftp.RemoveAll(tmp) // leave no partial version behind
+		return addSpaceHint(c, versions, err)
+	}
 	var sent int64
 	start := time.Now()
 	nextReport := total / 4
+	linked := 0
 	for _, f := range b.Files {
-		if err := upload(c, f, path.Join(tmp, f.Name), func(n int64) {
+		to := path.Join(tmp, f.Name)
+		if canLink && cur[f.Name] == f.SHA256 {
+			if err := c.sftp.MkdirAll(path.Dir(to)); err != nil {
+				return fail(fmt.Errorf("creating %s: %w", path.Dir(to), err))
+			}
+			if err := c.sftp.Link(path.Join(versions, curV, f.Name), to); err != nil {
+				return fail(fmt.Errorf("linking %s from %s: %w", f.Name, curV, err))
+			}
+			linked++
+			continue
+		}
+		if err := upload(c, f, to, func(n int64) {
 			sent += n
 			if sent >= nextReport && sent < total {
 				p.say(t.Name, "uploading %3d%% (%s of %s)", 100*sent/total, mib(sent), mib(total))
 				nextReport += total / 4
 			}
 		}); err != nil {
-			_ = c.sftp.RemoveAll(tmp) // leave no partial version behind
-			return addSpaceHint(c, versions, err)
+			return fail(err)
 		}
 	}
 	if err := writeRemote(c, path.Join(tmp, manifestName), b.manifest(), 0o644); err != nil {
-		_ = c.sftp.RemoveAll(tmp)
-		return addSpaceHint(c, versions, err)
+		return fail(err)
 	}
 	if err := c.sftp.PosixRename(tmp, dst); err != nil {
 		return fmt.Errorf("renaming %s to %s: %w", tmp, dst, err)
 	}
 	secs := time.Since(start).Seconds()
-	p.say(t.Name, "uploaded %d files, %s in %.1f s (%.0f MiB/s) to %s", len(b.Files), mib(total), secs, float64(total)/(1<<20)/max(secs, 1e-3), dst)
+	msg := fmt.Sprintf("uploaded %d files, %s in %.1f s (%.0f MiB/s)", len(send), mib(total), secs, float64(total)/(1<<20)/max(secs, 1e-3))
+	if linked > 0 {
+		msg += fmt.Sprintf(", %d unchanged from %s", linked, curV)
+	}
+	p.say(t.Name, "%s to %s", msg, dst)
 	return nil
 }
 
@@ -396,32 +432,42 @@ func upload(c *conn, f file, dst string, progress func(int64)) error {
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", dst, err)
 	}
-	buf := make([]byte, 256<<10)
-	for {
-		n, rerr := src.Read(buf)
-		if n > 0 {
-			if _, err := w.Write(buf[:n]); err != nil {
-				w.Close()
-				return fmt.Errorf("writing %s: %w", dst, err)
-			}
-			progress(int64(n))
-		}
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			w.Close()
-			return fmt.Errorf("reading %s: %w", f.Local, rerr)
-		}
+	// Concurrent SFTP writes (UseConcurrentWrites) need the size up front.
+	if _, err := w.ReadFrom(&progressReader{r: src, size: f.Size, progress: progress}); err != nil {
+		w.Close()
+		return fmt.Errorf("writing %s: %w", dst, err)
 	}
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("closing %s: %w", dst, err)
+	}
+	if st, err := c.sftp.Stat(dst); err != nil {
+		return fmt.Errorf("stat %s: %w", dst, err)
+	} else if st.Size() != f.Size {
+		return fmt.Errorf("%s has %d bytes after the upload, want %d (changed while deploying?)", dst, st.Size(), f.Size)
 	}
 	if err := c.sftp.Chmod(dst, f.Mode); err != nil {
 		return fmt.Errorf("chmod %s: %w", dst, err)
 	}
 	return nil
 }
+
+// progressReader reports what is read, and its size to SFTP.
+type progressReader struct {
+	r        io.Reader
+	size     int64
+	progress func(int64)
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.progress(int64(n))
+	}
+	return n, err
+}
+
+// Size is the number of bytes the reader yields.
+func (p *progressReader) Size() int64 { return p.size }
 
 func writeRemote(c *conn, dst string, data []byte, mode os.FileMode) error {
 	w, err := c.sftp.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)

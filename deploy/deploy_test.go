@@ -3,6 +3,7 @@ package deploy
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 
 	"github.com/robotd/robotd/deploy/deploytest"
 )
@@ -43,6 +46,14 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	if builtBin != "" {
 		os.RemoveAll(filepath.Dir(builtBin))
+	}
+	if code == 0 {
+		// Every SSH connection, SFTP session and health-check client is
+		// closed once the deploys return.
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goroutines left behind:", err)
+			code = 1
+		}
 	}
 	os.Exit(code)
 }
@@ -287,6 +298,15 @@ func TestDeploySSHD(t *testing.T) {
 		t.Errorf("previous -> %s, want versions/%s", got, v1)
 	}
 	sameFile(t, r.cfg.Config, r.installed("nao1", "current", "robotd.json"))
+	// Only the changed file was sent: the rest are links to v1's.
+	if !strings.Contains(out.String(), "uploaded 1 files") || !strings.Contains(out.String(), "4 unchanged from "+v1) {
+		t.Errorf("the second deploy sent more than robotd.json:\n%s", out.String())
+	}
+	st1, err1 := os.Stat(r.installed("nao1", "versions", v1, "robotd"))
+	st2, err2 := os.Stat(r.installed("nao1", "versions", v2, "robotd"))
+	if err1 != nil || err2 != nil || !os.SameFile(st1, st2) {
+		t.Errorf("v2's robotd is not v1's (%v, %v)", err1, err2)
+	}
 	if !strings.Contains(out.String(), "~ robotd.json") && rs[0].Changed[0] != "~ robotd.json" {
 		t.Errorf("changes %q, want robotd.json changed", rs[0].Changed)
 	}

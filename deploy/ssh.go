@@ -70,7 +70,7 @@ func dial(ctx context.Context, t *Target, timeout time.Duration) (*conn, error) 
 	}
 	_ = nc.SetDeadline(time.Time{})
 	client := ssh.NewClient(sc, chans, reqs)
-	sf, err := sftp.NewClient(client)
+	sf, err := sftp.NewClient(client, sftp.UseConcurrentWrites(true))
 	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("starting SFTP on %s: %w", t.addr(), err)

@@ -384,7 +384,10 @@ func install(c *conn, t *Target, b *bundle, curV string, cur map[string]string, 
 		return fmt.Errorf("renaming %s to %s: %w", tmp, dst, err)
 	}
 	secs := time.Since(start).Seconds()
-	msg := fmt.Sprintf("uploaded %d files, %s in %.1f s (%.0f MiB/s)", len(send), mib(total), secs, float64(total)/(1<<20)/max(secs, 1e-3))
+	msg := fmt.Sprintf("uploaded %d files, %s in %.1f s", len(send), mib(total), secs)
+	if total >= 1<<20 {
+		msg += fmt.Sprintf(" (%.0f MiB/s)", float64(total)/(1<<20)/max(secs, 1e-3))
+	}
 	if linked > 0 {
 		msg += fmt.Sprintf(", %d unchanged from %s", linked, curV)
 	}
@@ -392,7 +395,12 @@ func install(c *conn, t *Target, b *bundle, curV string, cur map[string]string, 
 	return nil
 }
 
-func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+func mib(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
 
 // checkSpace fails when the file system holding dir has less than need
 // bytes free (statvfs@openssh.com; skipped where the server lacks it).

@@ -396,6 +396,9 @@ func install(c *conn, t *Target, b *bundle, curV string, cur map[string]string, 
 }
 
 func mib(n int64) string {
+	if n < 1<<10 {
+		return fmt.Sprintf("%d B", n)
+	}
 	if n < 1<<20 {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}

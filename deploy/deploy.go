@@ -253,7 +253,10 @@ func deployOne(ctx context.Context, cfg *Config, t *Target, b *bundle, dry bool,
 	r.Changed = changes(b, cur)
 	unit := unitFile(t)
 	unitChanged := st.unit != unit
-	if unitChanged {
+	switch {
+	case st.unit == "":
+		r.Changed = append(r.Changed, "+ unit "+t.remote(t.UnitDir, t.Unit))
+	case unitChanged:
 		r.Changed = append(r.Changed, "~ unit "+t.remote(t.UnitDir, t.Unit))
 	}
 	r.Previous = st.current

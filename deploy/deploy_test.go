@@ -191,7 +191,7 @@ func TestDeploySSHD(t *testing.T) {
 	if rs[0].Err != nil {
 		t.Fatal(rs[0].Err)
 	}
-	for _, want := range []string{"+ robotd", "+ robotd.json", "+ actions/kick_left.kf", "+ models/ball.net", "~ unit "} {
+	for _, want := range []string{"+ robotd", "+ robotd.json", "+ actions/kick_left.kf", "+ models/ball.net", "+ unit "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("dry run does not say %q:\n%s", want, out.String())
 		}

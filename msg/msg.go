@@ -98,6 +98,9 @@ const (
 	MotionGetUp
 	// MotionRelax sits down and goes limp.
 	MotionRelax
+	// MotionSit sits down with stiffness, then goes limp (safety's: a low
+	// battery, the safe stop).
+	MotionSit
 )
 
 // String names the motion kind.
@@ -115,6 +118,8 @@ func (k MotionKind) String() string {
 		return "getup"
 	case MotionRelax:
 		return "relax"
+	case MotionSit:
+		return "sit"
 	}
 	return "unknown"
 }

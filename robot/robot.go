@@ -12,6 +12,7 @@ import (
 	"github.com/robotd/robotd/modules/behaviour"
 	"github.com/robotd/robotd/modules/motion"
 	"github.com/robotd/robotd/modules/perception"
+	"github.com/robotd/robotd/modules/safety"
 	"github.com/robotd/robotd/runner"
 )
 
@@ -26,6 +27,8 @@ type Config struct {
 	// Base is the omnidirectional base's motion (a Robotino), which
 	// stands in for Motion on a robot without legs.
 	Base base.Config `json:"base"`
+	// Safety protects a legged robot's joints and battery (package safety).
+	Safety safety.Config `json:"safety"`
 	// TeamComm and GameController configure the network modules
 	// (StartNetwork, TeamModules).
 	TeamComm       TeamCommConfig       `json:"teamcomm"`
@@ -40,6 +43,7 @@ func DefaultConfig() Config {
 		Behaviour:  behaviour.DefaultConfig(),
 		Motion:     motion.DefaultConfig(),
 		Base:       base.DefaultConfig(),
+		Safety:     safety.DefaultConfig(),
 
 		TeamComm:       DefaultTeamCommConfig(),
 		GameController: DefaultGameControllerConfig(),
@@ -60,7 +64,10 @@ func (c *Config) Validate() error {
 	if err := c.GameController.Simulated.Validate(); err != nil {
 		return err
 	}
-	return nil
+	if err := c.Motion.Validate(); err != nil {
+		return err
+	}
+	return c.Safety.Validate()
 }
 
 // Body is what a robot moves with, which decides its motion module.
@@ -114,5 +121,5 @@ func ModulesFor(cfg *Config, b Body) []runner.Module {
 	if b == OmniBase {
 		return append(mods, base.New(cfg.Base))
 	}
-	return append(mods, motion.New(cfg.Motion))
+	return append(mods, safety.New(cfg.Safety, nil), motion.New(cfg.Motion))
 }

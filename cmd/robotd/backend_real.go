@@ -5,8 +5,11 @@ package main
 import (
 	"context"
 	"log/slog"
+	"time"
 
+	"github.com/robotd/robotd/backends/nao"
 	"github.com/robotd/robotd/backends/real"
+	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
 )
 
@@ -26,4 +29,11 @@ func newBackend(_ context.Context, cfg *Config, log *slog.Logger) (hal.Device, e
 	}
 	log.Info("robot detected", "kind", kind, "at", where)
 	return dev, nil
+}
+
+// robotIDs asks the robot for the IDs that choose its configuration layer:
+// LoLA's RobotConfig on a NAO.
+func robotIDs(ctx context.Context, cfg *Config) (config.RobotIDs, error) {
+	body, head, err := nao.Identify(ctx, cfg.Real.NAO.Socket, 10*time.Second)
+	return config.RobotIDs{Body: body, Head: head}, err
 }

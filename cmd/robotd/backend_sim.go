@@ -13,6 +13,7 @@ import (
 
 	"github.com/robotd/robotd/backends/loopback"
 	"github.com/robotd/robotd/backends/sim"
+	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/simserver"
 )
@@ -103,4 +104,9 @@ func newEmbedded(cfg *Config, sc sim.Config, log *slog.Logger) (hal.Device, erro
 	log.Info("simulation backend: embedded simulator", "agent", srv.AgentAddr().String(), "monitor", scfg.MonitorAddr,
 		"cycle", scfg.Cycle, "sync", scfg.Sync, "team", sc.Team, "player", sc.Player)
 	return &embedded{Backend: b, stop: stop}, nil
+}
+
+// robotIDs: a simulated robot has no IDs of its own; -robot-ids gives them.
+func robotIDs(context.Context, *Config) (config.RobotIDs, error) {
+	return config.RobotIDs{}, errors.New("the simulated robot reports no body and head IDs: give them with -robot-ids BODY,HEAD")
 }

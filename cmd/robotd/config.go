@@ -28,6 +28,13 @@ type Config struct {
 	Real   real.Config  `json:"real"`
 	Sim    SimConfig    `json:"sim"`
 	Record RecordConfig `json:"record"`
+	// Camera is the robot's camera calibration (its robot layer's).
+	Camera CameraConfig `json:"camera"`
+
+	// layers are the configuration files applied, in order; robotName
+	// the robot's name in the configuration directory.
+	layers    []string
+	robotName string
 }
 
 // RobotConfig says who this robot is.
@@ -205,6 +212,9 @@ func (c *Config) Validate() error {
 	// The robot build's section, checked in both builds: one file serves
 	// both, and -print-config must refuse what the daemon would.
 	if err := c.Real.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if err := c.Camera.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	return nil

@@ -62,7 +62,7 @@ func TestLoadConfig(t *testing.T) {
 				args = append([]string{"-config", writeFile(t, tc.file)}, args...)
 			}
 			var out, errOut bytes.Buffer
-			c, err := loadConfig(args, &out, &errOut)
+			c, err := loadConfig(context.Background(), args, &out, &errOut)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want it to contain %q", err, tc.err)
@@ -84,7 +84,7 @@ func TestPrintConfigRoundTrips(t *testing.T) {
 	}
 	// The printed configuration is itself a valid configuration file.
 	p := writeFile(t, out.String())
-	c, err := loadConfig([]string{"-config", p}, &bytes.Buffer{}, &bytes.Buffer{})
+	c, err := loadConfig(context.Background(), []string{"-config", p}, &bytes.Buffer{}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatalf("printed config does not load: %v\n%s", err, out.String())
 	}

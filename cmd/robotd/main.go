@@ -49,7 +49,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "replay" {
 		return runReplay(ctx, args[1:], stdout, stderr)
 	}
-	cfg, err := loadConfig(args, stdout, stderr)
+	if len(args) > 0 && (args[0] == "deploy" || args[0] == "logs" || args[0] == "pull") {
+		return runDeploy(ctx, args[0], args[1:], stdout, stderr)
+	}
+	cfg, err := loadConfig(ctx, args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) || errors.Is(err, errPrinted) {
 		return exitOK
 	}
@@ -69,11 +72,15 @@ var errPrinted = errors.New("configuration printed")
 
 // loadConfig builds the configuration: defaults, then the file named by
 // -config, then the other flags.
-func loadConfig(args []string, stdout, stderr io.Writer) (*Config, error) {
+func loadConfig(ctx context.Context, args []string, stdout, stderr io.Writer) (*Config, error) {
 	cfg := DefaultConfig()
+	var err error
 	fs := flag.NewFlagSet("robotd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "JSON configuration file (keys as in -print-config; unknown keys are errors)")
+	dir := fs.String("config-dir", "", "a team's configuration directory: location/<location>.json, robots.json, robots/<name>.json, applied before -config")
+	location := fs.String("location", "", "the location layer in -config-dir (location/<name>.json: field, team)")
+	ids := fs.String("robot-ids", "", "BODY,HEAD: the robot's IDs that choose its layer in -config-dir (default: asked from LoLA)")
 	team := fs.Int("team", 0, "SPL team number (overrides robot.team_number)")
 	teamName := fs.String("team-name", "", "team name (overrides robot.team_name)")
 	player := fs.Int("player", 0, "player number (overrides robot.player)")
@@ -87,7 +94,7 @@ func loadConfig(args []string, stdout, stderr io.Writer) (*Config, error) {
 		return nil
 	})
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: robotd [flags]\n       robotd replay [flags] LOG\n\nrobotd is the robot daemon (%s build).\n\n", buildName)
+		fmt.Fprintf(stderr, "usage: robotd [flags]\n       robotd replay [flags] LOG\n       robotd deploy|logs|pull [flags] [ROBOT...]\n\nrobotd is the robot daemon (%s build).\n\n", buildName)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -96,7 +103,13 @@ func loadConfig(args []string, stdout, stderr io.Writer) (*Config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	if *dir != "" {
+		if cfg.layers, cfg.robotName, err = applyLayers(ctx, &cfg, config.Layers{Dir: *dir, Location: *location}, *ids); err != nil {
+			return nil, err
+		}
+	}
 	if *path != "" {
+		cfg.layers = append(cfg.layers, *path)
 		if err := config.Load(*path, &cfg); err != nil {
 			return nil, err
 		}
@@ -173,6 +186,9 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	} else if cfg.GameController.Enabled {
 		log.Info("waiting for a GameController on the network; the robot stands until it says PLAYING", "listen", cfg.GameController.Listen)
 	}
+	if len(cfg.layers) > 0 {
+		log.Info("configuration", "robot", cfg.robotName, "layers", cfg.layers)
+	}
 	dev, err := newBackend(ctx, cfg, log)
 	if err != nil {
 		return fmt.Errorf("starting the %s backend: %w", buildName, err)
@@ -208,6 +224,10 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	r := runner.New(cfg.Runner, dev, board, log, met)
 	r.Add(mods...)
 	if err := robot.RegisterRoleMetrics(reg, board); err != nil {
+		_ = r.SafeState()
+		return err
+	}
+	if err := robot.RegisterSafetyMetrics(reg, mods); err != nil {
 		_ = r.SafeState()
 		return err
 	}

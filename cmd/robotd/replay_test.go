@@ -133,7 +133,7 @@ func TestReplayCommand(t *testing.T) {
 		code           int
 		stdout, stderr string
 	}{
-		{"bit-exact", []string{dir}, exitOK, "6000 ticks, 28 entries, bit-exact\n", ""},
+		{"bit-exact", []string{dir}, exitOK, "6000 ticks, 29 entries, bit-exact\n", ""},
 		{"motion slower", []string{"-set", "motion.max_speed=1.0", dir}, exitFailed, "tick 1 (t=10ms): cmd.joints Angle[", ""},
 		{"no get-up from a file", []string{"-config", noGetUp, dir}, exitFailed,
 			"tick " + strconv.FormatUint(getUp, 10) + " (t=" + (time.Duration(getUp) * 10 * time.Millisecond).String() + "): behaviour.motion_request Kind", ""},

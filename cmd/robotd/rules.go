@@ -150,6 +150,7 @@ var configRules = func() config.Rules {
 		"behaviour.team.mate_age":                     dur(0, time.Hour),
 		"behaviour.team.clock_tolerance":              dur(0, time.Minute),
 
+		"motion.joint_offsets":               config.Each(rng(-0.2, 0.2)), // rad, motion.MaxJointOffset
 		"motion.geometry.hip_offset_y":       rng(0, 1),
 		"motion.geometry.hip_offset_z":       rng(-1, 0),
 		"motion.geometry.thigh":              rng(0, 1),
@@ -240,6 +241,33 @@ var configRules = func() config.Rules {
 		"gamecontroller.two_sources_hold": dur(0, time.Hour),
 		"gamecontroller.half_length":      dur(time.Second, 24*time.Hour),
 		"gamecontroller.sources":          config.Each(config.IP(false)),
+
+		"safety.hot_temperature":      rng(20, 120), // °C
+		"safety.hysteresis":           rng(0, 50),
+		"safety.hot_status":           ints(1, 3),
+		"safety.critical_temperature": rng(20, 150),
+		"safety.hot_stiffness":        frac,
+		"safety.max_current":          rng(0.01, 10), // A
+		"safety.current_ticks":        ints(1, 100_000),
+		"safety.low_battery":          frac,
+		"safety.battery_hysteresis":   frac,
+		"safety.fall_stiffness":       frac,
+		"safety.log_every":            dur(0, time.Hour),
+
+		"camera.top.roll":        rng(-0.2, 0.2), // rad
+		"camera.top.pitch":       rng(-0.2, 0.2),
+		"camera.top.yaw":         rng(-0.2, 0.2),
+		"camera.top.focal_x":     rng(0, 10_000), // px; 0: nominal
+		"camera.top.focal_y":     rng(0, 10_000),
+		"camera.top.centre_x":    rng(0, 10_000),
+		"camera.top.centre_y":    rng(0, 10_000),
+		"camera.bottom.roll":     rng(-0.2, 0.2),
+		"camera.bottom.pitch":    rng(-0.2, 0.2),
+		"camera.bottom.yaw":      rng(-0.2, 0.2),
+		"camera.bottom.focal_x":  rng(0, 10_000),
+		"camera.bottom.focal_y":  rng(0, 10_000),
+		"camera.bottom.centre_x": rng(0, 10_000),
+		"camera.bottom.centre_y": rng(0, 10_000),
 
 		"gamecontroller.simulated.enabled":      flag,
 		"gamecontroller.simulated.initial":      dur(0, 10*time.Minute),

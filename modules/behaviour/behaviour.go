@@ -40,6 +40,7 @@ type Module struct {
 	mates    *blackboard.Reader[msg.Teammates]
 	gc       *blackboard.Reader[msg.GameControl]
 	hgs      *blackboard.Reader[hal.GameState]
+	safety   *blackboard.Reader[msg.Safety]
 	vision   *blackboard.Reader[hal.Vision]
 
 	req     *blackboard.Writer[msg.MotionRequest]
@@ -60,6 +61,7 @@ type Module struct {
 	// Scratch, so that a tick allocates nothing.
 	gcv    msg.GameControl
 	hgv    hal.GameState
+	sfv    msg.Safety
 	vis    hal.Vision
 	search msg.SearchState
 }
@@ -109,6 +111,12 @@ func (m *Module) Wire(b *blackboard.Board) error {
 	if m.hgs, err = blackboard.ReadOptional(b, name, msg.GameStateKey); err != nil {
 		return err
 	}
+	// Safety's verdict: a robot sitting down (low battery, safe stop) or
+	// penalised with the chest button is out of play, and says so to its
+	// team (the team message's penalised flag).
+	if m.safety, err = blackboard.ReadOptional(b, name, msg.SafetyKey); err != nil {
+		return err
+	}
 	// Only whether there is a camera: vision is used through perception.
 	if m.vision, err = blackboard.ReadOptional(b, name, msg.VisionKey); err != nil {
 		return err
@@ -150,6 +158,9 @@ func (m *Module) Tick(t hal.Tick) error {
 	gcOK := m.gc.Load(&m.gcv).Valid()
 	hsOK := m.hgs.Load(&m.hgv).Valid()
 	w.game = resolveGame(&m.gcv, gcOK, &m.hgv, hsOK)
+	if m.safety.Load(&m.sfv).Valid() && m.sfv.OutOfPlay() {
+		w.game.Penalised = true
+	}
 	if !m.hasVision {
 		// A camera that has never seen anything is as good as none.
 		m.hasVision = m.vision.Load(&m.vis).Valid() && m.vis.N > 0

@@ -99,6 +99,11 @@ type Config struct {
 	Head      HeadConfig  `json:"head"`
 	Kick      KickConfig  `json:"kick"`
 	GetUp     GetUpConfig `json:"get_up"`
+	// JointOffsets is this robot's joint calibration by joint name (rad):
+	// a joint whose encoder reads off by o is commanded at target+o and its
+	// measured angle is taken as reading-o. Per robot (its configuration
+	// layer); at most MaxJointOffset each.
+	JointOffsets map[string]hal.Radians `json:"joint_offsets"`
 
 	// StandPose is the stand pose derived from Stance, Arms and Geometry
 	// (head at zero). DefaultConfig fills it for reference; New always
@@ -111,16 +116,17 @@ type Config struct {
 // defaults.
 func DefaultConfig() Config {
 	c := Config{
-		Geometry:  kinematics.NAOv6(),
-		Stance:    walk.DefaultStance(),
-		Arms:      ArmPose{ShoulderPitch: 1.45, ShoulderRoll: 0.15, ElbowYaw: -1.2, ElbowRoll: -0.4},
-		Stiffness: 0.7,
-		MaxSpeed:  1.5,
-		Tolerance: 0.01,
-		Walk:      walk.DefaultConfig(),
-		Head:      DefaultHeadConfig(),
-		Kick:      KickConfig{Stiffness: 0.9, MaxDirection: 0.5},
-		GetUp:     GetUpConfig{Stiffness: 1, FallAngle: hal.Deg(50)},
+		Geometry:     kinematics.NAOv6(),
+		Stance:       walk.DefaultStance(),
+		Arms:         ArmPose{ShoulderPitch: 1.45, ShoulderRoll: 0.15, ElbowYaw: -1.2, ElbowRoll: -0.4},
+		Stiffness:    0.7,
+		MaxSpeed:     1.5,
+		Tolerance:    0.01,
+		Walk:         walk.DefaultConfig(),
+		Head:         DefaultHeadConfig(),
+		Kick:         KickConfig{Stiffness: 0.9, MaxDirection: 0.5},
+		GetUp:        GetUpConfig{Stiffness: 1, FallAngle: hal.Deg(50)},
+		JointOffsets: map[string]hal.Radians{},
 	}
 	c.StandPose = StandPose(&c)
 	return c
@@ -142,6 +148,29 @@ func StandPose(c *Config) [hal.NumJoints]hal.Radians {
 	return p
 }
 
+// SitPose is the crouch a robot sits down into before it goes limp: hips
+// and knees bent as far as the legs allow with the feet flat, arms down.
+func SitPose(c *Config) [hal.NumJoints]hal.Radians {
+	p := StandPose(c)
+	for _, s := range [][3]hal.Joint{{hal.LHipPitch, hal.LKneePitch, hal.LAnklePitch}, {hal.RHipPitch, hal.RKneePitch, hal.RAnklePitch}} {
+		p[s[0]], p[s[1]], p[s[2]] = -0.87, 2.11, -1.18
+	}
+	p[hal.LShoulderPitch], p[hal.RShoulderPitch] = 1.5, 1.5
+	for j := range p {
+		p[j] = hal.Joint(j).Clamp(p[j])
+	}
+	return p
+}
+
+// armsIn folds the arms against the body (shoulder roll 0, elbows bent) so
+// that a fall lands on the body, not on an outstretched arm.
+func armsIn(p *[hal.NumJoints]hal.Radians) {
+	p[hal.LShoulderPitch], p[hal.RShoulderPitch] = 1.5, 1.5
+	p[hal.LShoulderRoll], p[hal.RShoulderRoll] = 0, 0
+	p[hal.LElbowYaw], p[hal.RElbowYaw] = 0, 0
+	p[hal.LElbowRoll], p[hal.RElbowRoll] = -1.5, 1.5
+}
+
 // Module is the motion module.
 type Module struct {
 	cfg Config
@@ -151,6 +180,7 @@ type Module struct {
 	imu    *blackboard.Reader[hal.IMU]
 	body   *blackboard.Reader[msg.BodyState]
 	angles *blackboard.Reader[hal.BodyAngles]
+	safety *blackboard.Reader[msg.Safety]
 	cmdW   *blackboard.Writer[hal.JointCommand]
 	stateW *blackboard.Writer[msg.MotionState]
 
@@ -165,6 +195,8 @@ type Module struct {
 
 	active   msg.MotionKind
 	settled  bool
+	sat      bool // sitting reached the sit pose
+	sf       msg.Safety
 	started  bool
 	lastTime time.Duration
 	// Errors counts ticks whose output had a non-finite target (the
@@ -172,6 +204,8 @@ type Module struct {
 	errors uint64
 
 	cmd  hal.JointCommand
+	out  hal.JointCommand // cmd with the joint offsets, as sent
+	off  [hal.NumJoints]hal.Radians
 	prev hal.JointCommand
 	meas hal.JointSensors
 	in   walk.Input
@@ -180,6 +214,7 @@ type Module struct {
 // New returns a motion module.
 func New(cfg Config) *Module {
 	m := &Module{cfg: cfg}
+	m.off = cfg.offsets()
 	m.stand = StandPose(&m.cfg)
 	m.walk = walk.New(cfg.Walk, cfg.Stance, cfg.Geometry)
 	m.head = NewHead(cfg.Head)
@@ -210,6 +245,10 @@ func (m *Module) Wire(b *blackboard.Board) error {
 		return err
 	}
 	if m.angles, err = blackboard.ReadOptional(b, m.Name(), msg.BodyAnglesKey); err != nil {
+		return err
+	}
+	// Safety (package safety) limits what motion may do, where it runs.
+	if m.safety, err = blackboard.ReadOptional(b, m.Name(), msg.SafetyKey); err != nil {
 		return err
 	}
 	if m.cmdW, err = blackboard.Write(b, m.Name(), msg.JointCommandKey); err != nil {
@@ -325,6 +364,9 @@ func (m *Module) lyingOnFront(f msg.Fall) bool {
 func (m *Module) Tick(t hal.Tick) error {
 	req, _ := m.req.Get()
 	m.joints.Load(&m.meas)
+	for j := range m.meas.Angle {
+		m.meas.Angle[j] -= m.off[j]
+	}
 	dt := m.dt(t)
 	if !m.started || !t.Connected {
 		// Start from where the joints are, and again after an outage.
@@ -334,10 +376,32 @@ func (m *Module) Tick(t hal.Tick) error {
 		m.started = true
 	}
 	fall := m.fall()
+	safe := m.safety.Load(&m.sf).Valid()
+	if safe {
+		if (m.sf.HotLeg || m.sf.Penalised) && (req.Kind == msg.MotionWalk || req.Kind == msg.MotionKick) {
+			req.Kind = msg.MotionStand // stop the motion that loads a hot leg; a penalised robot stands
+		}
+		if m.sf.Sit {
+			req.Kind = msg.MotionSit
+		}
+		if m.sf.Falling && req.Kind == msg.MotionGetUp {
+			req.Kind = msg.MotionStand // the get-up starts once the robot lies
+		}
+	}
 	m.decide(req, fall)
 
 	st := msg.MotionState{Active: m.active, Interruptible: true}
 	switch m.active {
+	case msg.MotionSit:
+		if !m.sat {
+			target := SitPose(&m.cfg)
+			m.sat = MoveTowards(&m.cmd, &target, m.cfg.MaxSpeed/2, dt, m.cfg.Tolerance)
+			m.setStiffness(0, m.cfg.Stiffness)
+		} else {
+			m.cmd.Angle = m.meas.Angle
+			m.setStiffness(0, 0)
+		}
+		st.Settled = m.sat
 	case msg.MotionRelax:
 		m.cmd.Angle = m.meas.Angle
 		for j := range m.cmd.Stiffness {
@@ -385,8 +449,22 @@ func (m *Module) Tick(t hal.Tick) error {
 		m.head.Reset(m.cmd.Angle[hal.HeadYaw], m.cmd.Angle[hal.HeadPitch])
 	}
 	st.Active = m.active // what runs from now on, if a motion just ended
+	if safe && m.sf.Falling {
+		// Falling: arms in, every joint soft before the impact.
+		armsIn(&m.cmd.Angle)
+		m.setStiffness(0, m.sf.FallStiffness)
+	}
 	m.effect()
-	m.cmdW.Set(m.cmd)
+	if safe {
+		for j := range m.cmd.Stiffness {
+			m.cmd.Stiffness[j] = min(m.cmd.Stiffness[j], m.sf.StiffnessCap[j])
+		}
+	}
+	m.out = m.cmd
+	for j := range hal.Joint(hal.NumJoints) {
+		m.out.Angle[j] = j.Clamp(m.cmd.Angle[j] + m.off[j])
+	}
+	m.cmdW.Set(m.out)
 	m.stateW.Set(st)
 	return nil
 }
@@ -397,7 +475,14 @@ func (m *Module) decide(req msg.MotionRequest, fall msg.Fall) {
 	if want == msg.MotionNone {
 		want = msg.MotionRelax
 	}
+	if want != msg.MotionSit {
+		m.sat = false
+	}
 	switch {
+	case want == msg.MotionSit:
+		// Safety's: at once, whatever runs.
+		m.active = msg.MotionSit
+		return
 	case want == msg.MotionRelax:
 		// Safety first: limp at once, whatever runs.
 		m.active = msg.MotionRelax

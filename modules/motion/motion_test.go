@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -515,7 +516,7 @@ func TestConfigJSON(t *testing.T) {
 	if err := config.Decode(bytes.NewReader(b), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got != def {
+	if !reflect.DeepEqual(got, def) {
 		t.Fatalf("decoded %+v, want %+v", got, def)
 	}
 	if err := config.Decode(strings.NewReader(`{"walk": {"step_hieght": 1}}`), &got); err == nil || !strings.Contains(err.Error(), "step_hieght") {
@@ -596,5 +597,40 @@ func BenchmarkTick(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		h.step()
+	}
+}
+
+// TestJointOffsets: a robot's joint offset is added to the joint's command
+// and taken off its measurement, so the stand settles in the same pose
+// with the calibrated joint commanded off by its offset.
+func TestJointOffsets(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.JointOffsets = map[string]hal.Radians{"LKneePitch": 0.05, "RHipRoll": -0.02}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	plain, calibrated := newHarness(t, harnessOpt{}), newHarness(t, harnessOpt{cfg: &cfg})
+	for _, h := range []*harness{plain, calibrated} {
+		h.req = msg.MotionRequest{Kind: msg.MotionStand}
+		h.until(300, "settled", func() bool { return h.state.Settled })
+	}
+	for j := range hal.Joint(hal.NumJoints) {
+		want := cfg.JointOffsets[hal.Joints[j].Name]
+		if d := calibrated.cmd.Angle[j] - plain.cmd.Angle[j]; math.Abs(float64(d-want)) > 1e-9 {
+			t.Errorf("%s commanded %v off the uncalibrated robot, want %v", j, d, want)
+		}
+	}
+	for _, tc := range []struct {
+		offsets map[string]hal.Radians
+		want    string
+	}{
+		{map[string]hal.Radians{"LKnee": 0.01}, "motion.joint_offsets.LKnee: no such joint"},
+		{map[string]hal.Radians{"HeadYaw": -0.3}, "motion.joint_offsets.HeadYaw: -0.3 rad outside"},
+	} {
+		c := DefaultConfig()
+		c.JointOffsets = tc.offsets
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("offsets %v: %v, want %q", tc.offsets, err, tc.want)
+		}
 	}
 }

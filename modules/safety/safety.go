@@ -1,0 +1,359 @@
+// Package safety protects a legged robot from itself: it limits the
+// stiffness of hot joints, sits the robot down on a low battery or on the
+// head's safe-stop gesture, keeps stiffness low while the robot falls,
+// penalises and unpenalises it with the chest button when no GameController
+// is heard, and shows the game state on the LEDs. Motion obeys its verdict
+// (msg.SafetyKey) before anything behaviour asks.
+package safety
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/msg"
+)
+
+// Config is the safety module's configuration.
+type Config struct {
+	// HotTemperature (°C) makes a joint hot; it cools again below
+	// HotTemperature-Hysteresis. A joint is also hot from LoLA's
+	// temperature status HotStatus on (NAO v6 statuses: 0 normal, 1 hot:
+	// the firmware starts to reduce stiffness, 2 very hot: stiffness
+	// reduced by over 30 %, 3 critical: stiffness 0; nao_sensor_msgs
+	// JointStatuses.msg). Acting at status 1 comes before the firmware's
+	// own cut.
+	HotTemperature float64 `json:"hot_temperature"`
+	Hysteresis     float64 `json:"hysteresis"`
+	HotStatus      uint8   `json:"hot_status"`
+	// CriticalTemperature (°C) or status 3 takes all stiffness.
+	CriticalTemperature float64 `json:"critical_temperature"`
+	// HotStiffness is the most a hot joint gets.
+	HotStiffness float64 `json:"hot_stiffness"`
+	// MaxCurrent (A) held for CurrentTicks ticks in a row makes a joint hot
+	// (a joint pushing against something).
+	MaxCurrent   float64 `json:"max_current"`
+	CurrentTicks int     `json:"current_ticks"`
+	// LowBattery (charge 0..1) sits the robot down unless it charges; it
+	// stands up again above LowBattery+BatteryHysteresis.
+	LowBattery        float64 `json:"low_battery"`
+	BatteryHysteresis float64 `json:"battery_hysteresis"`
+	// FallStiffness is every joint's stiffness while falling.
+	FallStiffness float64 `json:"fall_stiffness"`
+	// LogEvery bounds the log lines of one kind of action (tick time).
+	LogEvery config.Duration `json:"log_every"`
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{
+		HotTemperature:      75,
+		Hysteresis:          5,
+		HotStatus:           1,
+		CriticalTemperature: 85,
+		HotStiffness:        0.3,
+		MaxCurrent:          2.5,
+		CurrentTicks:        42, // 0.5 s of LoLA's 12 ms cycle
+		LowBattery:          0.08,
+		BatteryHysteresis:   0.05,
+		FallStiffness:       0.1,
+		LogEvery:            config.Duration(5 * time.Second),
+	}
+}
+
+// Validate checks the ranges; errors name the key.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.HotTemperature <= 20 || c.HotTemperature > 120 {
+		errs = append(errs, fmt.Errorf("safety.hot_temperature: %v °C outside 20..120", c.HotTemperature))
+	}
+	if c.CriticalTemperature < c.HotTemperature {
+		errs = append(errs, fmt.Errorf("safety.critical_temperature: %v °C below hot_temperature %v", c.CriticalTemperature, c.HotTemperature))
+	}
+	if c.Hysteresis < 0 || c.BatteryHysteresis < 0 {
+		errs = append(errs, errors.New("safety.hysteresis, battery_hysteresis: negative"))
+	}
+	if c.HotStatus < 1 || c.HotStatus > 3 {
+		errs = append(errs, fmt.Errorf("safety.hot_status: %d outside 1..3", c.HotStatus))
+	}
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"hot_stiffness", c.HotStiffness}, {"fall_stiffness", c.FallStiffness}, {"low_battery", c.LowBattery}} {
+		if v.v < 0 || v.v > 1 {
+			errs = append(errs, fmt.Errorf("safety.%s: %v outside 0..1", v.name, v.v))
+		}
+	}
+	if c.MaxCurrent <= 0 || c.CurrentTicks < 1 {
+		errs = append(errs, fmt.Errorf("safety.max_current, current_ticks: %v A, %d ticks; want both positive", c.MaxCurrent, c.CurrentTicks))
+	}
+	return errors.Join(errs...)
+}
+
+// Action is a kind of safety action.
+type Action uint8
+
+// The actions, each counted and logged.
+const (
+	ActHotJoint Action = iota
+	ActJointCooled
+	ActLowBattery
+	ActFall
+	ActPenalise
+	ActUnpenalise
+	ActSafeStop
+	ActResume
+	NumActions
+)
+
+var actionNames = [NumActions]string{"hot_joint", "joint_cooled", "low_battery", "fall", "penalise", "unpenalise", "safe_stop", "resume"}
+
+func (a Action) String() string { return actionNames[a] }
+
+// Module is the safety module.
+type Module struct {
+	cfg Config
+	log *slog.Logger
+
+	tick    *blackboard.Reader[hal.Tick]
+	joints  *blackboard.Reader[hal.JointSensors]
+	battery *blackboard.Reader[hal.Battery]
+	sensors *blackboard.Reader[msg.BodySensors]
+	game    *blackboard.Reader[msg.GameControl]
+	out     *blackboard.Writer[msg.Safety]
+	ledsW   *blackboard.Writer[hal.LEDs]
+
+	js      hal.JointSensors
+	bs      msg.BodySensors
+	bat     hal.Battery
+	gc      msg.GameControl
+	st      msg.Safety
+	leds    hal.LEDs
+	over    [hal.NumJoints]int // ticks over MaxCurrent
+	counts  [NumActions]atomic.Uint64
+	lastLog [NumActions]time.Duration
+	logged  [NumActions]bool
+}
+
+// New returns a safety module logging to log (slog.Default if nil).
+func New(cfg Config, log *slog.Logger) *Module {
+	if log == nil {
+		log = slog.Default()
+	}
+	m := &Module{cfg: cfg, log: log.With("module", "safety")}
+	for j := range m.st.StiffnessCap {
+		m.st.StiffnessCap[j] = 1
+	}
+	return m
+}
+
+// Name implements runner.Module.
+func (m *Module) Name() string { return "safety" }
+
+// Wire implements runner.Module.
+func (m *Module) Wire(b *blackboard.Board) error {
+	var err error
+	if m.tick, err = blackboard.Read(b, m.Name(), msg.TickKey); err != nil {
+		return err
+	}
+	if m.joints, err = blackboard.Read(b, m.Name(), msg.JointsKey); err != nil {
+		return err
+	}
+	if m.battery, err = blackboard.ReadOptional(b, m.Name(), msg.BatteryKey); err != nil {
+		return err
+	}
+	if m.sensors, err = blackboard.ReadOptional(b, m.Name(), msg.BodySensorsKey); err != nil {
+		return err
+	}
+	if m.game, err = blackboard.ReadOptional(b, m.Name(), msg.GameControlKey); err != nil {
+		return err
+	}
+	if m.out, err = blackboard.Write(b, m.Name(), msg.SafetyKey); err != nil {
+		return err
+	}
+	m.ledsW, err = blackboard.Write(b, m.Name(), msg.LEDsKey)
+	return err
+}
+
+// Count returns how often action a was taken.
+func (m *Module) Count(a Action) uint64 { return m.counts[a].Load() }
+
+// act counts an action and logs it, at most once per LogEvery per kind.
+func (m *Module) act(now time.Duration, a Action, args ...any) {
+	m.counts[a].Add(1)
+	if m.logged[a] && now-m.lastLog[a] < m.cfg.LogEvery.D() {
+		return
+	}
+	m.logged[a], m.lastLog[a] = true, now
+	m.log.Warn("safety: "+a.String(), append(args, "count", m.counts[a].Load())...)
+}
+
+// Tick implements runner.Module.
+func (m *Module) Tick(t hal.Tick) error {
+	now := t.Time
+	m.joints.Load(&m.js)
+	m.updateJoints(now)
+	if m.battery.Load(&m.bat).Valid() {
+		m.batteryCheck(now)
+	}
+	m.sensors.Load(&m.bs)
+	gcHeard := m.game.Load(&m.gc).Valid() && m.gc.Source == msg.GameSourceGameController
+	m.buttons(now, gcHeard)
+	if m.bs.Falling != m.st.Falling {
+		m.st.Falling = m.bs.Falling
+		if m.st.Falling {
+			m.act(now, ActFall, "direction", m.bs.FallDirection.String())
+		}
+	}
+	m.st.FallStiffness = m.cfg.FallStiffness
+	m.st.Sit = m.st.LowBattery || m.st.SafeStop
+	m.out.Set(m.st)
+	m.showLEDs(gcHeard)
+	m.ledsW.Set(m.leds)
+	return nil
+}
+
+// updateJoints updates the hot joints and their stiffness caps.
+func (m *Module) updateJoints(now time.Duration) {
+	c := &m.cfg
+	m.st.HotLeg = false
+	for j := range hal.Joint(hal.NumJoints) {
+		if !m.js.Present.Has(j) && m.js.Present != 0 {
+			continue
+		}
+		temp, status := m.js.Temperature[j], m.js.TemperatureStatus[j]
+		if m.js.HasCurrent && m.js.Current[j] >= c.MaxCurrent {
+			m.over[j] = min(m.over[j]+1, c.CurrentTicks)
+		} else {
+			m.over[j] = 0
+		}
+		tempHot := m.js.HasTemperature && temp >= c.HotTemperature
+		critical := status >= 3 || (m.js.HasTemperature && temp >= c.CriticalTemperature)
+		hot := tempHot || status >= c.HotStatus || m.over[j] >= c.CurrentTicks
+		was := m.st.Hot.Has(j)
+		if was && !hot {
+			// Cools only below the hysteresis band.
+			hot = m.js.HasTemperature && temp >= c.HotTemperature-c.Hysteresis
+		}
+		switch {
+		case critical:
+			m.st.StiffnessCap[j] = 0
+		case hot:
+			m.st.StiffnessCap[j] = c.HotStiffness
+		default:
+			m.st.StiffnessCap[j] = 1
+		}
+		if hot {
+			m.st.Hot |= 1 << j
+			if j >= hal.LHipYawPitch && j <= hal.RAnkleRoll {
+				m.st.HotLeg = true
+			}
+		} else {
+			m.st.Hot &^= 1 << j
+		}
+		if hot && !was {
+			m.act(now, ActHotJoint, "joint", hal.Joints[j].Name, "temperature", temp, "status", status,
+				"current", m.js.Current[j], "stiffness_cap", m.st.StiffnessCap[j])
+		} else if was && !hot {
+			m.act(now, ActJointCooled, "joint", hal.Joints[j].Name, "temperature", temp)
+		}
+	}
+}
+
+func (m *Module) batteryCheck(now time.Duration) {
+	c := &m.cfg
+	switch {
+	case !m.st.LowBattery && !m.bat.Charging && m.bat.Charge <= c.LowBattery:
+		m.st.LowBattery = true
+		m.act(now, ActLowBattery, "charge", m.bat.Charge, "limit", c.LowBattery)
+	case m.st.LowBattery && (m.bat.Charging || m.bat.Charge >= c.LowBattery+c.BatteryHysteresis):
+		m.st.LowBattery = false
+		m.act(now, ActResume, "why", "battery", "charge", m.bat.Charge, "charging", m.bat.Charging)
+	}
+}
+
+// buttons: one chest-button press penalises or unpenalises while no
+// GameController is heard (as SPL robots do); touching the head's three
+// pads together stops the robot safely (it sits down and goes limp) and
+// touching them again resumes.
+func (m *Module) buttons(now time.Duration, gcHeard bool) {
+	if gcHeard && m.st.Penalised {
+		m.st.Penalised = false // the GameController decides now
+		m.act(now, ActUnpenalise, "why", "GameController heard")
+	}
+	if !gcHeard && m.bs.ChestPresses == 1 {
+		m.st.Penalised = !m.st.Penalised
+		if m.st.Penalised {
+			m.act(now, ActPenalise, "by", "chest button")
+		} else {
+			m.act(now, ActUnpenalise, "by", "chest button")
+		}
+	}
+	head := hal.Buttons(1<<hal.HeadFront | 1<<hal.HeadMiddle | 1<<hal.HeadRear)
+	if m.bs.Buttons&head == head && m.bs.Pressed&head != 0 {
+		m.st.SafeStop = !m.st.SafeStop
+		if m.st.SafeStop {
+			m.act(now, ActSafeStop, "by", "head touch")
+		} else {
+			m.act(now, ActResume, "why", "head touch")
+		}
+	}
+}
+
+// SPL colours.
+var (
+	off    = hal.RGB{}
+	red    = hal.RGB{R: 1}
+	green  = hal.RGB{G: 1}
+	blue   = hal.RGB{B: 1}
+	yellow = hal.RGB{R: 1, G: 1}
+	white  = hal.RGB{R: 1, G: 1, B: 1}
+)
+
+// showLEDs: the chest shows the game state as the SPL rules ask (off in
+// INITIAL and FINISHED, blue READY, yellow SET, green PLAYING, red while
+// penalised); the right foot is white while we have the kick-off before
+// PLAYING; the ears show the battery's charge (lit segments); the eyes are
+// red while a safety action holds (a hot joint, low battery, safe stop).
+func (m *Module) showLEDs(gcHeard bool) {
+	l := &m.leds
+	penalised := m.st.Penalised || (m.gc.Source != msg.GameSourceNone && m.gc.Penalised)
+	switch {
+	case penalised:
+		l.Chest = red
+	case m.gc.Source == msg.GameSourceNone && !gcHeard:
+		l.Chest = off
+	case m.gc.State == msg.StateReady:
+		l.Chest = blue
+	case m.gc.State == msg.StateSet:
+		l.Chest = yellow
+	case m.gc.State == msg.StatePlaying:
+		l.Chest = green
+	default:
+		l.Chest = off
+	}
+	l.RFoot = off
+	if m.gc.OurKickOff && m.gc.Source != msg.GameSourceNone && m.gc.State != msg.StatePlaying && m.gc.State != msg.StateFinished {
+		l.RFoot = white
+	}
+	lit := int(m.bat.Charge*10 + 0.5)
+	for i := range l.LEar {
+		v := 0.0
+		if i < lit {
+			v = 1
+		}
+		l.LEar[i], l.REar[i] = v, v
+	}
+	eye := off
+	if m.st.Hot != 0 || m.st.Sit {
+		eye = red
+	}
+	for i := range l.LEye {
+		l.LEye[i], l.REye[i] = eye, eye
+	}
+}

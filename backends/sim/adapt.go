@@ -80,7 +80,7 @@ func (a *Adapter) Reset() {
 
 // Update absorbs one perceptor message.
 func (a *Adapter) Update(p *simspark.Perception) {
-	var hasGYR, hasACC, hasSee bool
+	var hasGYR, hasACC, hasSee, hasHJ bool
 	for _, it := range p.Order {
 		switch it.Kind {
 		case simspark.KindTime:
@@ -102,7 +102,7 @@ func (a *Adapter) Update(p *simspark.Perception) {
 			}
 			rad := ja.Deg * deg
 			a.simAngle[ja.ID] = rad
-			a.jointsSeen = true
+			a.jointsSeen, hasHJ = true, true
 			if n, sign, ok := NAOJoint(ja.ID); ok && ja.ID != simspark.RLJ1 {
 				a.joints.Angle[n] = hal.Radians(sign * rad)
 			}
@@ -115,6 +115,9 @@ func (a *Adapter) Update(p *simspark.Perception) {
 		case simspark.KindSee:
 			hasSee = true
 		}
+	}
+	if hasHJ {
+		a.ctl.Observe(&a.simAngle, a.dt)
 	}
 	if hasGYR || hasACC {
 		imu := IMUFromSim(p.GYR.V, p.ACC.V)

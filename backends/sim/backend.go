@@ -22,6 +22,13 @@ var ErrClosed = errors.New("sim: backend closed")
 // errSilent marks a server that stopped sending.
 var errSilent = errors.New("server silent")
 
+// maxSimStep is the largest step of the server's clock between two
+// messages on one connection that counts as time passing; a larger step,
+// or one backwards, is a jump that tick time does not follow. A server
+// sends one message per cycle (10 or 20 ms), so 1 s only allows for
+// messages the server skipped.
+const maxSimStep = time.Second
+
 // Reply number format: 4 decimals is 0.1 mrad/s for velocities, 0.1 mm for
 // beam coordinates.
 var replyFormat = simspark.Format{Decimals: 4}
@@ -362,7 +369,8 @@ func (b *Backend) malformed(err error) {
 }
 
 func (b *Backend) connectedTick() hal.Tick {
-	if !b.live {
+	first := !b.live
+	if first {
 		b.live = true
 		if b.everLive {
 			b.reconnects.Add(1)
@@ -379,15 +387,24 @@ func (b *Backend) connectedTick() hal.Tick {
 	b.a.Update(&b.p)
 	b.replyDue = true
 	cycle := time.Duration(math.Round(b.a.Cycle() * float64(time.Second)))
+	if cycle <= 0 {
+		cycle = b.period
+	}
 	t := b.last + cycle
 	if st, ok := b.a.SimTime(); ok {
-		t = time.Duration(math.Round(st*float64(time.Second))) + b.offset
-		if b.seq > 0 && t <= b.last {
-			// A new connection (or a server restart) with an earlier
-			// sim time: shift so that time goes on.
-			b.offset += b.last + cycle - t
-			t = b.last + cycle
+		sim := time.Duration(math.Round(st * float64(time.Second)))
+		if first {
+			// A new connection: its clock may be minutes ahead (a sync-mode
+			// server runs freely while no agent is connected) or start at 0
+			// (a restarted server). Tick time continues from the last tick.
+			b.offset = t - sim
+		} else if d := sim + b.offset - b.last; d <= 0 || d > maxSimStep {
+			// The server's clock went backwards or leapt forwards on the
+			// same connection: continue one cycle on.
+			b.log.Warn("the simulator's clock jumped; tick time continues", "addr", b.addr, "jump", d-cycle)
+			b.offset = t - sim
 		}
+		t = sim + b.offset
 	}
 	b.seq++
 	b.last, b.lastWall = t, time.Now()

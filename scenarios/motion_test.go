@@ -43,6 +43,7 @@ type motionProbe struct {
 	joints *blackboard.Reader[hal.JointSensors]
 	cmd    *blackboard.Reader[hal.JointCommand]
 
+	clock   sinceConnected
 	mu      sync.Mutex
 	samples []motionSample
 }
@@ -65,7 +66,7 @@ func (p *motionProbe) Wire(b *blackboard.Board) (err error) {
 	return err
 }
 func (p *motionProbe) Tick(t hal.Tick) error {
-	s := motionSample{t: t.Time}
+	s := motionSample{t: p.clock.el(t)}
 	p.gt.Load(&s.gt)
 	p.body.Load(&s.body)
 	p.motion.Load(&s.motion)
@@ -117,7 +118,7 @@ func motionRobot(t *testing.T, beam sim.Beam, request func(time.Duration) msg.Mo
 // wait lets simulation time d pass for r.
 func wait(t *testing.T, r *simrun.Robot, d time.Duration) {
 	t.Helper()
-	if _, err := r.WaitFor(context.Background(), d, func() bool { return false }); err != nil && r.Time() == 0 {
+	if _, err := r.WaitFor(context.Background(), d, func() bool { return false }); err != nil && r.Elapsed() <= 0 {
 		t.Fatal(err)
 	}
 }
@@ -290,10 +291,10 @@ func TestKick(t *testing.T) {
 			}
 			foot := gt.Pose.Global(hal.Vec2{X: 0.17, Y: side * 0.05})
 			bx, by := foot.X, foot.Y
-			if err := w.Trainer().MoveBall(bx, by, 0.05, 0, 0, 0); err != nil {
+			if err := w.Trainer().PlaceBall(bx, by, 0, 0); err != nil {
 				t.Fatal(err)
 			}
-			wait(t, r, kickAt+6*time.Second-r.Time())
+			wait(t, r, kickAt+6*time.Second-r.Elapsed())
 			ss := probe.since(kickAt)
 			if s, fell := fellIn(ss); fell {
 				t.Fatalf("fell (%v) at %v", s.body.Fall, s.t)
@@ -316,8 +317,8 @@ func TestKick(t *testing.T) {
 	}
 }
 
-// TestGetUp: laid on its front and on its back by the trainer, the robot
-// stands up again within 10 s.
+// TestGetUp: laid on its front and on its back (a commanded fall), the
+// robot stands up again within 10 s.
 func TestGetUp(t *testing.T) {
 	for _, front := range []bool{true, false} {
 		name := "back"
@@ -330,7 +331,7 @@ func TestGetUp(t *testing.T) {
 			defer stop()
 			probe := &motionProbe{}
 			r, err := w.AddRobot(simrun.RobotConfig{
-				Team: "robotd", Player: 1, Beam: sim.Beam{X: -1, Y: 1, Deg: 0},
+				Team: "robotd", Player: 1, Beam: sim.Beam{X: -1, Y: 1, Deg: 30},
 				Modules: func(c *robot.Config) []runner.Module {
 					return []runner.Module{perception.New(c.Perception), motion.New(c.Motion), &reflex{}, probe}
 				},
@@ -339,10 +340,8 @@ func TestGetUp(t *testing.T) {
 				t.Fatal(err)
 			}
 			wait(t, r, 2*time.Second)
-			laid := r.Time()
-			if err := w.Trainer().LayDown("Left", 1, -1, 1, 30, front); err != nil {
-				t.Fatal(err)
-			}
+			laid := r.Elapsed()
+			r.LayDown(front)
 			var down, up time.Duration
 			var how msg.Fall
 			r.WaitFor(context.Background(), 15*time.Second, func() bool {
@@ -367,7 +366,7 @@ func TestGetUp(t *testing.T) {
 				t.Errorf("detected %v, want %v", how, wantFall)
 			}
 			if up == 0 {
-				t.Fatalf("not up again %v after being laid on its %s", r.Time()-laid, name)
+				t.Fatalf("not up again %v after being laid on its %s", r.Elapsed()-laid, name)
 			}
 			// Standing: upright since, and the head at standing height.
 			for _, s := range probe.since(up) {

@@ -134,6 +134,9 @@ func startTeam(t *testing.T, o teamOptions) (*teamRun, func()) {
 	t.Helper()
 	sc := simserver.DefaultConfig()
 	sc.Sync, sc.Seed = true, o.seed
+	// Where a real server's ball is before kick-off is its own business;
+	// play places it (PlaceBall) on either server.
+	sc.BallStart = [2]float64{o.ball.X, o.ball.Y}
 	w, err := simrun.Start(context.Background(), simrun.Options{Server: &sc})
 	if err != nil {
 		t.Fatal(err)

@@ -24,13 +24,15 @@ const (
 )
 
 // fallPose is the joint pose that tips the standing robot over: ankles
-// pitched as far as they go towards the fall, knees and hips straight, so
-// that the body turns about the edge of the soles.
+// pitched almost as far as they go towards the fall, the torso bent the
+// same way, knees and rolls straight, so that the body turns about the
+// front or back edge of the soles.
 func fallPose(f Fall, c *hal.JointCommand) {
-	lean := hal.Radians(-1.0) // toes up: the shins tip forward
-	hip := hal.Radians(-0.5)
+	// Toes up tips the shins forward, and a positive hip pitch bends the
+	// torso forward over the thighs; the back fall is the mirror image.
+	lean, hip := hal.Radians(-1.0), hal.Radians(0.5)
 	if f == FallBack {
-		lean, hip = 0.9, 0.3
+		lean, hip = 0.9, -0.5
 	}
 	for _, j := range []hal.Joint{hal.LAnklePitch, hal.RAnklePitch} {
 		c.Angle[j], c.Stiffness[j] = lean, 1

@@ -103,6 +103,7 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("simrun: robot %s/%d: %w", rc.Team, rc.Player, err)
 	}
+	be.ShareTime(&w.clock)
 	mc := robot.DefaultConfig()
 	if rc.Robot != nil {
 		mc = *rc.Robot

@@ -59,7 +59,7 @@ func TestRobotStandsAtBeam(t *testing.T) {
 		}
 	}()
 	beam := sim.Beam{X: -1.5, Y: 0.5, Deg: 30}
-	r, err := w.AddRobot(RobotConfig{Team: "alpha", Player: 2, Beam: beam})
+	r, err := w.AddRobot(RobotConfig{Team: "robotd", Player: 2, Beam: beam})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestTrainerPlacesBallAndLaysDown(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	r, err := w.AddRobot(RobotConfig{Team: "alpha", Player: 1, Beam: sim.Beam{X: -2, Y: -1, Deg: 0}})
+	r, err := w.AddRobot(RobotConfig{Team: "robotd", Player: 1, Beam: sim.Beam{X: -2, Y: -1, Deg: 0}})
 	if err != nil {
 		t.Fatal(err)
 	}

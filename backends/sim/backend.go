@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -100,6 +101,7 @@ type Backend struct {
 	replyDue    bool // a message awaits its reply
 	connectedAt time.Time
 
+	base     *TimeBase // shared with the other robots on the server, or nil
 	seq      uint64
 	last     time.Duration // Time of the last tick
 	offset   time.Duration // connected: tick time = sim time + offset
@@ -136,6 +138,38 @@ func New(cfg Config, log *slog.Logger) (*Backend, error) {
 	b.timer.Stop()
 	return b, nil
 }
+
+// TimeBase gives the robots on one server one clock: the first robot to
+// connect sets tick time = server time + offset, going on from its own
+// last tick at the next whole second, and every robot that connects later uses the same offset
+// unless that would take its own clock backwards (then it keeps its own:
+// a server that restarted at 0 sets a new offset that way). Safe for
+// concurrent use; its zero value is ready.
+type TimeBase struct {
+	mu  sync.Mutex
+	set bool
+	off time.Duration
+}
+
+// offset returns the offset for a robot whose server time is sim and
+// whose next tick would be at t.
+func (tb *TimeBase) offset(sim, t time.Duration) time.Duration {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	if tb.set && sim+tb.off >= t {
+		return tb.off
+	}
+	// The first robot's clock goes on at the next whole second: then the
+	// team's clock does not depend on how long the handshake took, and a
+	// sync-mode run is reproducible.
+	t = (t + time.Second - 1).Truncate(time.Second)
+	tb.set, tb.off = true, t-sim
+	return tb.off
+}
+
+// ShareTime makes the backend's tick time follow tb (see TimeBase). Call
+// it before the first Next.
+func (b *Backend) ShareTime(tb *TimeBase) { b.base = tb }
 
 // Addr returns the server's address, host:port.
 func (b *Backend) Addr() string { return b.addr }
@@ -396,8 +430,13 @@ func (b *Backend) connectedTick() hal.Tick {
 		if first {
 			// A new connection: its clock may be minutes ahead (a sync-mode
 			// server runs freely while no agent is connected) or start at 0
-			// (a restarted server). Tick time continues from the last tick.
+			// (a restarted server). Tick time continues from the last tick,
+			// or, with a shared TimeBase, goes on the other robots' clock
+			// if that does not take it backwards.
 			b.offset = t - sim
+			if b.base != nil {
+				b.offset = b.base.offset(sim, t)
+			}
 		} else if d := sim + b.offset - b.last; d <= 0 || d > maxSimStep {
 			// The server's clock went backwards or leapt forwards on the
 			// same connection: continue one cycle on.

@@ -679,3 +679,25 @@ func TestClockContinuesAcrossServerClocks(t *testing.T) {
 		}
 	})
 }
+
+// TestTimeBase: the first robot goes on at the next whole second after its
+// last tick; later robots take the shared offset unless it would take their
+// clock backwards, and then set a new one (a restarted server).
+func TestTimeBase(t *testing.T) {
+	var tb TimeBase
+	s := time.Second
+	steps := []struct {
+		sim, next, want time.Duration // server time, the robot's next tick, the offset
+	}{
+		{100 * s, 40 * time.Millisecond, -99 * s}, // first robot: tick 1 s at server 100 s
+		{103 * s, 20 * time.Millisecond, -99 * s}, // a later robot joins the team clock (4 s)
+		{2 * s, 10 * s, 8 * s},                    // server restarted: continue at 10 s
+		{3 * s, 9 * s, 8 * s},                     // the next robot after the restart
+		{3 * s, 11*s + time.Millisecond, 9 * s},   // its clock is ahead: a new offset, at the next second
+	}
+	for i, st := range steps {
+		if got := tb.offset(st.sim, st.next); got != st.want {
+			t.Errorf("step %d: offset(%v, %v) = %v, want %v", i, st.sim, st.next, got, st.want)
+		}
+	}
+}

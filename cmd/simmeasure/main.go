@@ -205,7 +205,7 @@ func (o *options) start(ctx context.Context, beam sim.Beam, request func(time.Du
 	}
 	o.player = o.player%11 + 1
 	s := &script{request: request}
-	r, err := w.AddRobot(simrun.RobotConfig{Team: "measure", Player: o.player, Beam: beam,
+	r, err := w.AddRobot(simrun.RobotConfig{Team: "robotd", Player: o.player, Beam: beam,
 		Modules: func(c *robot.Config) []runner.Module {
 			return []runner.Module{perception.New(c.Perception), motion.New(c.Motion), s}
 		}})

@@ -233,7 +233,11 @@ func findBall(t *testing.T, strategy string, seed uint64) {
 	t.Run("positions", func(t *testing.T) {
 		for i, ball := range thesisBalls {
 			t.Run(fmt.Sprintf("%d", i+1), func(t *testing.T) {
-				t.Parallel()
+				if _, real, _ := simrun.TargetFromEnv(); !real {
+					// Each on its own embedded simulator; a real server
+					// takes one game at a time.
+					t.Parallel()
+				}
 				ctx := context.Background()
 				tr, stop := startTeam(t, teamOptions{strategy: strategy, seed: seed + uint64(i), players: []int{2, 3, 4}, beams: thesisStart, ball: ball})
 				defer stop()

@@ -43,6 +43,10 @@ type RobotConfig struct {
 	// Modules, if set, builds the modules instead of robot.Modules: for
 	// scenario tests that drive motion with a scripted behaviour, say.
 	Modules func(*robot.Config) []runner.Module
+	// NoConnectWait makes AddRobot return without waiting for the
+	// server's first message: for a caller that holds the server's
+	// stepping itself.
+	NoConnectWait bool
 }
 
 // Robot is one in-process robotd on the simulator.
@@ -68,7 +72,7 @@ type Robot struct {
 // agent port, the daemon's modules and a runner in its own goroutine. It
 // returns once the robot has received the server's first message (it
 // inits and beams on its next ticks), or an error after a minute without
-// one.
+// one (unless rc.NoConnectWait).
 func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 	w.mu.Lock()
 	closed := w.closed
@@ -154,8 +158,10 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 	w.mu.Lock()
 	w.robots = append(w.robots, r)
 	w.mu.Unlock()
-	if err := r.waitConnected(connectTimeout); err != nil {
-		return nil, err
+	if !rc.NoConnectWait {
+		if err := r.waitConnected(connectTimeout); err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
 }

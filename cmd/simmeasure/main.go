@@ -15,6 +15,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -60,6 +61,7 @@ type options struct {
 	walk   time.Duration
 	out    io.Writer
 	player int // the next uniform number (1..11, reused round robin)
+	robot  robot.Config
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -68,10 +70,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	runs := fs.Int("runs", 3, "runs per measurement (and per speed)")
 	speeds := fs.String("speeds", "0.10,0.15,0.20,0.25,0.30", "forward speeds (m/s) for walk")
 	walkFor := fs.Duration("walk", 14*time.Second, "how long each forward walk lasts (simulation time)")
+	override := fs.String("config", "", "JSON laid over robotd's default configuration, e.g. {\"motion\":{\"walk\":{\"max_forward\":0.25}}}")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	o := options{what: map[string]bool{}, runs: *runs, walk: *walkFor, out: out}
+	o := options{what: map[string]bool{}, runs: *runs, walk: *walkFor, out: out, robot: robot.DefaultConfig()}
+	if *override != "" {
+		dec := json.NewDecoder(strings.NewReader(*override))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&o.robot); err != nil {
+			return fmt.Errorf("-config: %w", err)
+		}
+	}
 	for _, w := range strings.Split(*what, ",") {
 		o.what[strings.TrimSpace(w)] = true
 	}
@@ -205,7 +215,8 @@ func (o *options) start(ctx context.Context, beam sim.Beam, request func(time.Du
 	}
 	o.player = o.player%11 + 1
 	s := &script{request: request}
-	r, err := w.AddRobot(simrun.RobotConfig{Team: "robotd", Player: o.player, Beam: beam,
+	cfg := o.robot
+	r, err := w.AddRobot(simrun.RobotConfig{Team: "robotd", Player: o.player, Beam: beam, Robot: &cfg,
 		Modules: func(c *robot.Config) []runner.Module {
 			return []runner.Module{perception.New(c.Perception), motion.New(c.Motion), s}
 		}})

@@ -519,3 +519,26 @@ func TestControllerHonoursSpeed(t *testing.T) {
 		}
 	})
 }
+
+// TestCycleFromCoarseServerClock: a server whose float32 clock has run
+// for 45 hours moves 15.6 ms (one ULP) per 10 ms physics step; the cycle
+// stays the nominal 10 ms and the clock is not offered for tick time.
+func TestCycleFromCoarseServerClock(t *testing.T) {
+	a := NewAdapter(DefaultConfig())
+	var p simspark.Perception
+	clock := float32(163000)
+	for k := range 400 {
+		clock += float32(0.01)
+		parse(t, &p, "(time (now "+strconv.FormatFloat(float64(clock), 'f', 2, 32)+"))")
+		a.Update(&p)
+		if k == 0 {
+			continue
+		}
+	}
+	if c := a.Cycle(); math.Abs(c-0.01) > 1e-9 {
+		t.Fatalf("measured cycle %.4f s, want 0.0100", c)
+	}
+	if st, ok := a.SimTime(); ok {
+		t.Fatalf("sim time %v offered for tick time", st)
+	}
+}

@@ -494,6 +494,7 @@ func headScan(ctx context.Context, o *options) error {
 			return err
 		}
 		peak, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
+		var peakAt time.Duration
 		for i := 1; i < len(data); i++ {
 			dt := (data[i].t - data[i-1].t).Seconds()
 			if dt <= 0 {
@@ -501,10 +502,12 @@ func headScan(ctx context.Context, o *options) error {
 			}
 			y := float64(data[i].joints.Angle[hal.HeadYaw])
 			lo, hi = min(lo, y), max(hi, y)
-			peak = max(peak, math.Abs(y-float64(data[i-1].joints.Angle[hal.HeadYaw]))/dt)
+			if v := math.Abs(y-float64(data[i-1].joints.Angle[hal.HeadYaw])) / dt; v > peak {
+				peak, peakAt = v, data[i].t
+			}
 		}
-		fmt.Fprintf(o.out, "head scan (%.2f rad/s asked): peak yaw speed %.2f rad/s, swept %.1f° … %.1f°\n",
-			float64(motion.DefaultHeadConfig().ScanSpeed), peak, lo*180/math.Pi, hi*180/math.Pi)
+		fmt.Fprintf(o.out, "head scan (%.2f rad/s asked): peak yaw speed %.2f rad/s at %.2f s, swept %.1f° … %.1f°\n",
+			float64(motion.DefaultHeadConfig().ScanSpeed), peak, peakAt.Seconds(), lo*180/math.Pi, hi*180/math.Pi)
 	}
 	return nil
 }

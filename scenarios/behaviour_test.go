@@ -38,6 +38,7 @@ type teamProbe struct {
 	start    time.Duration // the robot's tick time at PlayOn; ticks before it are not kept
 	started  bool
 	roles    map[int64]msg.Role // by game-clock cycle, which the robots share
+	gameAt   int64              // the game-clock cycle of the first tick after start
 	found    time.Duration      // time since start when it first saw the ball within 300 mm
 	hasFound bool
 	falls    int
@@ -90,10 +91,14 @@ func (p *teamProbe) Tick(t hal.Tick) error {
 		fmt.Printf("t=%6.2f role %v -> %v at (%.2f,%.2f) ball (%.2f,%.2f) cost %.1f epoch %d active %d\n", (t.Time - p.start).Seconds(), p.state.Role, p.rs.Role, p.gt.Pose.X, p.gt.Pose.Y, p.gt.Ball.X, p.gt.Ball.Y, p.rs.Cost, p.rs.Epoch, p.rs.Active)
 	}
 	p.state = p.rs
-	if p.started && t.Time >= p.start && p.gs.GameTime > 0 {
-		// Each robot's tick time starts when it connected; the game clock
-		// is the server's, the same for all.
-		p.roles[int64(math.Round(float64(p.gs.GameTime)/float64(10*time.Millisecond)))] = p.rs.Role
+	if p.started && t.Time >= p.start {
+		// The game clock is the server's, the same for all robots (a real
+		// server's runs from its start, not from kick-off).
+		k := int64(math.Round(float64(p.gs.GameTime) / float64(10*time.Millisecond)))
+		if len(p.roles) == 0 {
+			p.gameAt = k
+		}
+		p.roles[k] = p.rs.Role
 	}
 	if p.bs.Fall != msg.Upright && !p.fallen {
 		p.falls++
@@ -353,8 +358,11 @@ func TestRoleAllocation(t *testing.T) {
 	}
 	// Every game-clock cycle that all three robots ran, from the first
 	// second of play on.
-	from := int64(time.Second / (10 * time.Millisecond))
-	to := int64(run / (10 * time.Millisecond))
+	tr.probes[0].mu.Lock()
+	at := tr.probes[0].gameAt
+	tr.probes[0].mu.Unlock()
+	from := at + int64(time.Second/(10*time.Millisecond))
+	to := at + int64(run/(10*time.Millisecond))
 	bad, ticks, handovers := 0, 0, 0
 	var badAt []time.Duration
 	lastStriker := -1
@@ -386,7 +394,7 @@ func TestRoleAllocation(t *testing.T) {
 		if strikers != 1 {
 			bad++
 			if len(badAt) < 5 {
-				badAt = append(badAt, time.Duration(k)*10*time.Millisecond)
+				badAt = append(badAt, time.Duration(k-at)*10*time.Millisecond)
 			}
 		}
 	}

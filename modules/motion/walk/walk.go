@@ -173,11 +173,10 @@ type Config struct {
 }
 
 // DefaultConfig returns the defaults: 0.25 s steps 20 mm high, up to
-// 0.20 m/s forward. 0.20 m/s is the fastest that holds up on the UNSW
-// rcssserver3d in sync mode: 20 s from standing, 0 falls in 10 runs at
-// 0.20 m/s (195 mm/s), 2 falls in 10 at 0.25 m/s, and falls in 7 of 9 runs
-// at 0.26 to 0.30 m/s (cmd/simmeasure). The gait itself reaches 0.30 m/s
-// on the embedded simulator without falling.
+// 0.25 m/s forward. On the UNSW rcssserver3d in sync mode (20 s from
+// standing, cmd/simmeasure) 0.25 m/s fell in 2 of 10 runs and 0.20 m/s in
+// 0 of 10; 0.26 to 0.30 m/s fell in 7 of 9. The gait reaches 0.30 m/s on
+// the embedded simulator without falling.
 func DefaultConfig() Config {
 	return Config{
 		StepPeriod:    config.Duration(250 * time.Millisecond),
@@ -186,7 +185,7 @@ func DefaultConfig() Config {
 		DoubleSupport: 0.3,
 		Sway:          1,
 		SwayLead:      0.2,
-		MaxForward:    0.20,
+		MaxForward:    0.25,
 		MaxBackward:   0.15,
 		MaxLeft:       0.05,
 		MaxTurn:       1.0,

@@ -162,7 +162,7 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 		ep := bus.Endpoint(uint8(st.Player))
 		mc := rc.Config
 		_, err := w.AddRobot(simrun.RobotConfig{Team: "robotd", Player: st.Player, Beam: sim.Beam{X: st.X, Y: st.Y, Deg: st.Deg},
-			Robot: &mc, Sim: &sc,
+			Robot: &mc, Sim: &sc, NoConnectWait: true, // join waits, holding the simulator
 			Observe: func(b *blackboard.Board) error { view.board = b; return nil },
 			Modules: func(c *robot.Config) []runner.Module {
 				return append(append(robot.Modules(c), robot.TeamModules(c, ep, view, nil, nil)...), pr)

@@ -32,11 +32,14 @@ type teamProbe struct {
 	ball  *blackboard.Reader[msg.Ball]
 	truth *blackboard.Reader[hal.GroundTruth]
 	body  *blackboard.Reader[msg.BodyState]
+	game  *blackboard.Reader[hal.GameState]
 
 	mu       sync.Mutex
-	start    time.Duration // ticks before it are not kept
-	roles    map[int64]msg.Role
-	found    time.Duration // first tick time it saw the ball within 300 mm
+	start    time.Duration // the robot's tick time at PlayOn; ticks before it are not kept
+	started  bool
+	roles    map[int64]msg.Role // by game-clock cycle, which the robots share
+	gameAt   int64              // the game-clock cycle of the first tick after start
+	found    time.Duration      // time since start when it first saw the ball within 300 mm
 	hasFound bool
 	falls    int
 	fallen   bool
@@ -46,6 +49,7 @@ type teamProbe struct {
 	b  msg.Ball
 	gt hal.GroundTruth
 	bs msg.BodyState
+	gs hal.GameState
 }
 
 func newTeamProbe() *teamProbe { return &teamProbe{roles: map[int64]msg.Role{}} }
@@ -61,7 +65,10 @@ func (p *teamProbe) Wire(b *blackboard.Board) (err error) {
 	if p.body, err = blackboard.Read(b, p.Name(), msg.BodyStateKey); err != nil {
 		return err
 	}
-	p.truth, err = blackboard.Read(b, p.Name(), msg.GroundTruthKey)
+	if p.truth, err = blackboard.Read(b, p.Name(), msg.GroundTruthKey); err != nil {
+		return err
+	}
+	p.game, err = blackboard.Read(b, p.Name(), msg.GameStateKey)
 	return err
 }
 
@@ -77,22 +84,29 @@ func (p *teamProbe) Tick(t hal.Tick) error {
 	p.ball.Load(&p.b)
 	p.truth.Load(&p.gt)
 	p.body.Load(&p.bs)
+	p.game.Load(&p.gs)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.rs.Role != p.state.Role && testing.Verbose() && p.start > 0 && debugRoles {
+	if p.rs.Role != p.state.Role && testing.Verbose() && p.started && debugRoles {
 		fmt.Printf("t=%6.2f role %v -> %v at (%.2f,%.2f) ball (%.2f,%.2f) cost %.1f epoch %d active %d\n", (t.Time - p.start).Seconds(), p.state.Role, p.rs.Role, p.gt.Pose.X, p.gt.Pose.Y, p.gt.Ball.X, p.gt.Ball.Y, p.rs.Cost, p.rs.Epoch, p.rs.Active)
 	}
 	p.state = p.rs
-	if t.Time >= p.start {
-		p.roles[int64(t.Time/(10*time.Millisecond))] = p.rs.Role
+	if p.started && t.Time >= p.start {
+		// The game clock is the server's, the same for all robots (a real
+		// server's runs from its start, not from kick-off).
+		k := int64(math.Round(float64(p.gs.GameTime) / float64(10*time.Millisecond)))
+		if len(p.roles) == 0 {
+			p.gameAt = k
+		}
+		p.roles[k] = p.rs.Role
 	}
 	if p.bs.Fall != msg.Upright && !p.fallen {
 		p.falls++
 	}
 	p.fallen = p.bs.Fall != msg.Upright
-	if p.gt.Valid && p.gt.BallValid && p.b.Seen && !p.hasFound && t.Time >= p.start {
+	if p.gt.Valid && p.gt.BallValid && p.b.Seen && !p.hasFound && p.started && t.Time >= p.start {
 		if d := math.Hypot(p.gt.Ball.X-float64(p.gt.Pose.X), p.gt.Ball.Y-float64(p.gt.Pose.Y)); d <= foundBall {
-			p.found, p.hasFound = t.Time, true
+			p.found, p.hasFound = t.Time-p.start, true
 		}
 	}
 	return nil
@@ -105,6 +119,7 @@ type teamRun struct {
 	bus    *teamcomm.Bus
 	robots []*simrun.Robot
 	probes []*teamProbe
+	ball   hal.Vec2 // where play places the ball
 }
 
 type teamOptions struct {
@@ -124,6 +139,8 @@ func startTeam(t *testing.T, o teamOptions) (*teamRun, func()) {
 	t.Helper()
 	sc := simserver.DefaultConfig()
 	sc.Sync, sc.Seed = true, o.seed
+	// Where a real server's ball is before kick-off is its own business;
+	// play places it (PlaceBall) on either server.
 	sc.BallStart = [2]float64{o.ball.X, o.ball.Y}
 	w, err := simrun.Start(context.Background(), simrun.Options{Server: &sc})
 	if err != nil {
@@ -136,7 +153,7 @@ func startTeam(t *testing.T, o teamOptions) (*teamRun, func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := &teamRun{w: w, bus: bus}
+	tr := &teamRun{w: w, bus: bus, ball: o.ball}
 	stop := func() {
 		if err := w.Close(); err != nil {
 			t.Error(err)
@@ -165,32 +182,37 @@ func startTeam(t *testing.T, o teamOptions) (*teamRun, func()) {
 	return tr, stop
 }
 
-// waitAll waits until every robot's simulation time has reached d.
+// waitAll waits until d of simulation time has passed for every robot
+// since it connected, or since play once that was called.
 func (tr *teamRun) waitAll(ctx context.Context, t *testing.T, d time.Duration) {
 	t.Helper()
-	for _, r := range tr.robots {
-		if _, err := r.WaitFor(ctx, max(d-r.Time(), 0)+10*time.Second, func() bool { return r.Time() >= d }); err != nil {
+	for i, r := range tr.robots {
+		p := tr.probes[i]
+		p.mu.Lock()
+		from := r.ConnectedAt()
+		if p.started {
+			from = p.start
+		}
+		p.mu.Unlock()
+		if _, err := r.WaitFor(ctx, max(from+d-r.Time(), 0)+10*time.Second, func() bool { return r.Time() >= from+d }); err != nil {
 			t.Fatal(err)
 		}
 	}
 }
 
-// play sets PlayOn and marks the start of the measurement on every probe.
-func (tr *teamRun) play(t *testing.T) time.Duration {
+// play sets PlayOn with the ball at tr.ball and marks the start of the
+// measurement on every probe (at its own robot's tick time: each robot's
+// clock starts when it connected).
+func (tr *teamRun) play(t *testing.T) {
 	t.Helper()
-	start := tr.robots[0].Time()
-	for _, r := range tr.robots {
-		start = max(start, r.Time())
-	}
-	for _, p := range tr.probes {
+	for i, p := range tr.probes {
 		p.mu.Lock()
-		p.start = start
+		p.start, p.started = tr.robots[i].Time(), true
 		p.mu.Unlock()
 	}
-	if err := tr.w.Trainer().PlayMode("PlayOn"); err != nil {
+	if err := tr.w.Trainer().PlaceBall(tr.ball.X, tr.ball.Y, 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	return start
 }
 
 // thesisBalls is seed 003's table 5.2: the ten ball positions (m).
@@ -223,12 +245,16 @@ func findBall(t *testing.T, strategy string, seed uint64) {
 		for _, pos := range findBallPositions {
 			i, ball := pos-1, thesisBalls[pos-1]
 			t.Run(fmt.Sprintf("%d", pos), func(t *testing.T) {
-				t.Parallel()
+				if _, real, _ := simrun.TargetFromEnv(); !real {
+					// Each on its own embedded simulator; a real server
+					// takes one game at a time.
+					t.Parallel()
+				}
 				ctx := context.Background()
 				tr, stop := startTeam(t, teamOptions{strategy: strategy, seed: seed + uint64(i), players: []int{2, 3, 4}, beams: thesisStart, ball: ball})
 				defer stop()
 				tr.waitAll(ctx, t, 2*time.Second) // standing and localising in SET (BeforeKickOff)
-				start := tr.play(t)
+				tr.play(t)
 				found := func() (time.Duration, int, bool) {
 					best, who := time.Duration(math.MaxInt64), 0
 					for k, p := range tr.probes {
@@ -238,7 +264,7 @@ func findBall(t *testing.T, strategy string, seed uint64) {
 						}
 						p.mu.Unlock()
 					}
-					return best - start, who, best != math.MaxInt64
+					return best, who, best != math.MaxInt64
 				}
 				_, err := tr.robots[0].WaitFor(ctx, limit, func() bool { _, _, ok := found(); return ok })
 				took, who, ok := found()
@@ -285,7 +311,7 @@ func TestRoleAllocation(t *testing.T) {
 		beams: []sim.Beam{{X: -1, Y: 1.5, Deg: 0}, {X: -3, Y: 0, Deg: 0}, {X: -1, Y: -1.5, Deg: 0}}, ball: hal.Vec2{X: 0.5}})
 	defer stop()
 	tr.waitAll(ctx, t, 2*time.Second) // beamed, standing in SET (BeforeKickOff)
-	start := tr.play(t)
+	tr.play(t)
 	rng := rand.New(rand.NewPCG(7, 7))
 	// Every 30 s the ball moves: every other time it is rolled from where
 	// it is (2 m/s in a random direction, towards the inside of the
@@ -335,11 +361,15 @@ func TestRoleAllocation(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		tr.waitAll(ctx, t, start+k+every)
+		tr.waitAll(ctx, t, k+every)
 	}
-	// Every tick that all three robots ran, from the first second on.
-	from := int64((start + time.Second) / (10 * time.Millisecond))
-	to := int64((start + run) / (10 * time.Millisecond))
+	// Every game-clock cycle that all three robots ran, from the first
+	// second of play on.
+	tr.probes[0].mu.Lock()
+	at := tr.probes[0].gameAt
+	tr.probes[0].mu.Unlock()
+	from := at + int64(time.Second/(10*time.Millisecond))
+	to := at + int64(run/(10*time.Millisecond))
 	bad, ticks, handovers := 0, 0, 0
 	var badAt []time.Duration
 	lastStriker := -1
@@ -371,7 +401,7 @@ func TestRoleAllocation(t *testing.T) {
 		if strikers != 1 {
 			bad++
 			if len(badAt) < 5 {
-				badAt = append(badAt, time.Duration(k)*10*time.Millisecond-start)
+				badAt = append(badAt, time.Duration(k-at)*10*time.Millisecond)
 			}
 		}
 	}

@@ -25,6 +25,25 @@ import (
 type perceiver struct {
 	request func(t time.Duration) msg.MotionRequest
 	w       *blackboard.Writer[msg.MotionRequest]
+	clock   sinceConnected
+}
+
+// sinceConnected turns tick time into simulation time since the robot's
+// first connected tick (negative before it), so that scripts and probes
+// do not depend on how long the server took to answer.
+type sinceConnected struct {
+	at time.Duration
+	ok bool
+}
+
+func (c *sinceConnected) el(t hal.Tick) time.Duration {
+	if !c.ok && t.Connected {
+		c.at, c.ok = t.Time, true
+	}
+	if !c.ok {
+		return -time.Nanosecond
+	}
+	return t.Time - c.at
 }
 
 func (p *perceiver) Name() string { return "script" }
@@ -32,7 +51,7 @@ func (p *perceiver) Wire(b *blackboard.Board) (err error) {
 	p.w, err = blackboard.Write(b, p.Name(), msg.MotionRequestKey)
 	return err
 }
-func (p *perceiver) Tick(t hal.Tick) error { p.w.Set(p.request(t.Time)); return nil }
+func (p *perceiver) Tick(t hal.Tick) error { p.w.Set(p.request(p.clock.el(t))); return nil }
 
 // scriptedRobot runs perception and motion with request as behaviour, and
 // the probes.
@@ -204,7 +223,7 @@ func TestBallEstimate(t *testing.T) {
 	spots := [][2]float64{{0.4, 0}, {0.8, 0.2}, {1.2, -0.3}, {1.6, 0.4}, {1.9, 0}, {1.0, 0.5}}
 	var errs []float64
 	for _, s := range spots {
-		if err := w.Trainer().MoveBall(-3+s[0], s[1], 0.05, 0, 0, 0); err != nil {
+		if err := w.Trainer().PlaceBall(-3+s[0], s[1], 0, 0); err != nil {
 			t.Fatal(err)
 		}
 		// Let the filter converge, then sample for 2 s.
@@ -260,7 +279,7 @@ func TestBallEstimate(t *testing.T) {
 		}
 	})
 	moved := r.Time()
-	if err := w.Trainer().MoveBall(-4, 0, 0.05, 0, 0, 0); err != nil {
+	if err := w.Trainer().PlaceBall(-4, 0, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	lost := func() bool { probe.mu.Lock(); defer probe.mu.Unlock(); return lostAt != 0 }

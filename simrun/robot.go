@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/robotd/robotd/backends/sim"
@@ -42,6 +43,10 @@ type RobotConfig struct {
 	// Modules, if set, builds the modules instead of robot.Modules: for
 	// scenario tests that drive motion with a scripted behaviour, say.
 	Modules func(*robot.Config) []runner.Module
+	// NoConnectWait makes AddRobot return without waiting for the
+	// server's first message: for a caller that holds the server's
+	// stepping itself.
+	NoConnectWait bool
 }
 
 // Robot is one in-process robotd on the simulator.
@@ -49,8 +54,12 @@ type Robot struct {
 	cfg     RobotConfig
 	board   *blackboard.Board
 	backend *sim.Backend
+	dev     *fallDevice
 	cancel  context.CancelFunc
 	done    chan error
+	// connAt is the tick time of the first connected tick plus 1 ns; 0
+	// until then.
+	connAt atomic.Int64
 
 	truth *blackboard.Reader[hal.GroundTruth]
 	pose  *blackboard.Reader[msg.RobotPose]
@@ -61,8 +70,9 @@ type Robot struct {
 
 // AddRobot starts a robot: a SimSpark backend connected to the world's
 // agent port, the daemon's modules and a runner in its own goroutine. It
-// returns once the runner is wired; the robot connects, inits and beams
-// on its first ticks.
+// returns once the robot has received the server's first message (it
+// inits and beams on its next ticks), or an error after a minute without
+// one (unless rc.NoConnectWait).
 func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 	w.mu.Lock()
 	closed := w.closed
@@ -97,19 +107,21 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("simrun: robot %s/%d: %w", rc.Team, rc.Player, err)
 	}
+	be.ShareTime(&w.clock)
 	mc := robot.DefaultConfig()
 	if rc.Robot != nil {
 		mc = *rc.Robot
 	}
 	board := blackboard.New()
-	r := &Robot{cfg: rc, board: board, backend: be, done: make(chan error, 1)}
+	r := &Robot{cfg: rc, board: board, backend: be, dev: &fallDevice{Backend: be}, done: make(chan error, 1)}
 	if rc.Observe != nil {
 		if err := rc.Observe(board); err != nil {
 			be.Close()
 			return nil, fmt.Errorf("simrun: robot %s/%d: observer: %w", rc.Team, rc.Player, err)
 		}
 	}
-	run := runner.New(mc.Runner, be, board, log, nil)
+	run := runner.New(mc.Runner, r.dev, board, log, nil)
+	run.Add(&connWatch{at: &r.connAt})
 	if rc.Modules != nil {
 		run.Add(rc.Modules(&mc)...)
 	} else {
@@ -146,8 +158,56 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 	w.mu.Lock()
 	w.robots = append(w.robots, r)
 	w.mu.Unlock()
+	if !rc.NoConnectWait {
+		if err := r.waitConnected(connectTimeout); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
+
+// connectTimeout bounds (in wall time) how long AddRobot waits for the
+// server's first message; a real sync-mode server takes about 2 s.
+const connectTimeout = 60 * time.Second
+
+// waitConnected waits until the robot's first connected tick.
+func (r *Robot) waitConnected(timeout time.Duration) error {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tk := time.NewTicker(time.Millisecond)
+	defer tk.Stop()
+	for r.connAt.Load() == 0 {
+		select {
+		case err := <-r.done:
+			r.done <- err
+			return fmt.Errorf("simrun: robot %s/%d stopped before it connected: %v", r.cfg.Team, r.cfg.Player, err)
+		case <-deadline.C:
+			return fmt.Errorf("simrun: robot %s/%d: no message from the server within %v", r.cfg.Team, r.cfg.Player, timeout)
+		case <-tk.C:
+		}
+	}
+	return nil
+}
+
+// connWatch notes the time of the first connected tick.
+type connWatch struct{ at *atomic.Int64 }
+
+func (*connWatch) Name() string                 { return "simrun-connection" }
+func (*connWatch) Wire(*blackboard.Board) error { return nil }
+func (c *connWatch) Tick(t hal.Tick) error {
+	if t.Connected && c.at.Load() == 0 {
+		c.at.Store(int64(t.Time) + 1)
+	}
+	return nil
+}
+
+// ConnectedAt returns the tick time of the robot's first message from the
+// server. The ticks before it (while connecting) count as time too, as
+// many as the server took to answer; AddRobot returns after it.
+func (r *Robot) ConnectedAt() time.Duration { return time.Duration(r.connAt.Load() - 1) }
+
+// Elapsed returns the simulation time since the robot connected.
+func (r *Robot) Elapsed() time.Duration { return r.Time() - r.ConnectedAt() }
 
 // Stop stops the robot (the runner puts it into its safe state) and
 // returns the error its run ended with, if any. Calling it again returns
@@ -226,4 +286,16 @@ func (r *Robot) WaitFor(ctx context.Context, limit time.Duration, cond func() bo
 		case <-tk.C:
 		}
 	}
+}
+
+// LayDown makes the robot fall on its front (front) or its back where it
+// stands: for a moment its ankles override motion and tip it over (see
+// Fall), then motion has it back, lying. This works on any SimSpark
+// server; place the robot first with the trainer's MoveAgent.
+func (r *Robot) LayDown(front bool) {
+	f := FallBack
+	if front {
+		f = FallFront
+	}
+	r.dev.req.Store(uint32(f))
 }

@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/robotd/robotd/backends/sim"
 	"github.com/robotd/robotd/simserver"
 )
 
@@ -90,6 +91,7 @@ type World struct {
 	srvDone chan error
 
 	trainer *Trainer
+	clock   sim.TimeBase // the robots' common tick time
 
 	mu     sync.Mutex
 	robots []*Robot
@@ -146,6 +148,12 @@ func Start(ctx context.Context, opt Options) (*World, error) {
 		return nil, err
 	}
 	w.trainer = tr
+	// Robots beam only before kick-off, and an earlier run may have left
+	// a real server in PlayOn.
+	if err := tr.PlayMode("BeforeKickOff"); err != nil {
+		w.Close()
+		return nil, err
+	}
 	return w, nil
 }
 

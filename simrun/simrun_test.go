@@ -59,12 +59,16 @@ func TestRobotStandsAtBeam(t *testing.T) {
 		}
 	}()
 	beam := sim.Beam{X: -1.5, Y: 0.5, Deg: 30}
-	r, err := w.AddRobot(RobotConfig{Team: "alpha", Player: 2, Beam: beam})
+	r, err := w.AddRobot(RobotConfig{Team: "robotd", Player: 2, Beam: beam})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Let it connect and settle into its stand for 3 s of simulation.
-	if _, err := r.WaitFor(ctx, 3*time.Second+time.Hour, func() bool { return r.Time() > 3*time.Second }); err != nil {
+	// Let it settle into its stand for 3 s of simulation from its first
+	// message (a real server takes seconds to answer; those ticks count).
+	if r.ConnectedAt() <= 0 {
+		t.Fatalf("AddRobot returned before the robot connected (at %v)", r.ConnectedAt())
+	}
+	if _, err := r.WaitFor(ctx, 3*time.Second+time.Hour, func() bool { return r.Elapsed() > 3*time.Second }); err != nil {
 		t.Fatal(err)
 	}
 	gt, meta := r.Truth()
@@ -110,5 +114,52 @@ func TestRobotStandsAtBeam(t *testing.T) {
 	}
 	if n, err := w.Trainer().Malformed(); n != 0 {
 		t.Errorf("%d monitor messages did not parse, the last: %v", n, err)
+	}
+}
+
+// TestTrainerPlacesBallAndLaysDown: the trainer places the ball for good
+// (play mode PlayOn in the same message: a server in BeforeKickOff puts a
+// placed ball back), and a commanded fall lays the robot on its front,
+// on any server.
+func TestTrainerPlacesBallAndLaysDown(t *testing.T) {
+	defer leaktest.Check(t)()
+	ctx := context.Background()
+	w, err := Start(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := w.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	r, err := w.AddRobot(RobotConfig{Team: "robotd", Player: 1, Beam: sim.Beam{X: -2, Y: -1, Deg: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.WaitFor(ctx, time.Second, func() bool { return false })
+	const bx, by = 1.5, 1.2
+	if err := w.Trainer().PlaceBall(bx, by, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	ballThere := func() bool {
+		gt, _ := r.Truth()
+		return gt.BallValid && math.Hypot(gt.Ball.X-bx, gt.Ball.Y-by) < 0.1
+	}
+	if _, err := r.WaitFor(ctx, 3*time.Second, ballThere); err != nil {
+		gt, _ := r.Truth()
+		t.Fatalf("ball at %+v, placed at (%.1f, %.1f): %v", gt.Ball, bx, by, err)
+	}
+	r.WaitFor(ctx, 2*time.Second, func() bool { return false })
+	if !ballThere() {
+		t.Errorf("the placed ball did not stay")
+	}
+	if st := w.Trainer().State(); st.PlayModeName != "" && st.PlayModeName != "PlayOn" {
+		t.Errorf("play mode %q after PlaceBall", st.PlayModeName)
+	}
+	r.LayDown(true)
+	if _, err := r.WaitFor(ctx, 3*time.Second, func() bool { b, _ := r.Body(); return b.Fall == msg.FallenFront }); err != nil {
+		b, _ := r.Body()
+		t.Fatalf("not lying on its front after the commanded fall: %+v", b)
 	}
 }

@@ -252,7 +252,8 @@ func (t *Trainer) send(msg string) error {
 func num(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
 
 // MoveBall puts the ball at (x, y, z) (m, world frame) with velocity
-// (vx, vy, vz) m/s.
+// (vx, vy, vz) m/s. A server in BeforeKickOff puts a ball placed then back
+// at its kick-off spot; PlaceBall places it for good.
 func (t *Trainer) MoveBall(x, y, z, vx, vy, vz float64) error {
 	return t.send("(ball (pos " + num(x) + " " + num(y) + " " + num(z) + ")(vel " + num(vx) + " " + num(vy) + " " + num(vz) + "))")
 }
@@ -265,18 +266,20 @@ func (t *Trainer) MoveAgent(side string, unum int, x, y, headingDeg float64) err
 	return t.send("(agent (unum " + strconv.Itoa(unum) + ")(team " + side + ")(move " + num(x) + " " + num(y) + " 0.35 " + num(headingDeg-90) + "))")
 }
 
-// LayDown lays player unum of side on its front (front) or its back at
-// (x, y), facing heading degrees (0 = +x): the agent command with the
-// BerlinUnited fork's rotation triple, the torso pitched ±90° (protocols.md
-// §3.5). The embedded simulator lets it fall there and lie like a fallen
-// robot.
-func (t *Trainer) LayDown(side string, unum int, x, y, headingDeg float64, front bool) error {
-	pitch := "-90"
-	if front {
-		pitch = "90"
-	}
-	return t.send("(agent (unum " + strconv.Itoa(unum) + ")(team " + side + ")(pos " + num(x) + " " + num(y) + " 0.35)(rot 0 " + pitch + " " + num(headingDeg) + "))")
+// PlaceBall switches the play mode to PlayOn and puts the ball at (x, y)
+// on the ground with velocity (vx, vy) m/s, in one trainer message, so
+// that the server applies both in the same cycle: a ball placed before
+// kick-off would be put back at the kick-off spot.
+func (t *Trainer) PlaceBall(x, y, vx, vy float64) error {
+	return t.send("(playMode PlayOn)(ball (pos " + num(x) + " " + num(y) + " " + num(ballRadius) + ")(vel " + num(vx) + " " + num(vy) + " 0))")
 }
+
+// ballRadius is the SPL ball's radius on the UNSW fork's field (m).
+const ballRadius = 0.05
+
+// A robot is laid on its front or back by Robot.LayDown (a fall it
+// commands itself), as the UNSW fork's agent command cannot turn a robot
+// over.
 
 // PlayMode sets the play mode by name (e.g. PlayOn, BeforeKickOff).
 func (t *Trainer) PlayMode(mode string) error { return t.send("(playMode " + mode + ")") }

@@ -12,6 +12,11 @@ import (
 // was.
 const maxCycle = 0.1 // s
 
+// coarseClock is where a float32 clock's resolution reaches 1 ms (2^13 s):
+// beyond it the server's time no longer measures the cycle. A sync-mode
+// server gets there in seconds of wall time while no agent is connected.
+const coarseClock = 8192 // s
+
 // standingCameraHeight is the model's camera height upright on straight
 // legs, used only when neither joint angles nor mypos are known.
 const standingCameraHeight = 0.54
@@ -80,12 +85,15 @@ func (a *Adapter) Reset() {
 
 // Update absorbs one perceptor message.
 func (a *Adapter) Update(p *simspark.Perception) {
-	var hasGYR, hasACC, hasSee bool
+	var hasGYR, hasACC, hasSee, hasHJ bool
 	for _, it := range p.Order {
 		switch it.Kind {
 		case simspark.KindTime:
 			if a.times > 0 {
-				if d := p.Time - a.simTime; d > 0 && d <= maxCycle {
+				// A server's clock is a float32: beyond coarseClock its
+				// steps are whole ULPs, not the physics step (after 45 h
+				// of simulation every 10 ms step reads 15.6 ms).
+				if d := p.Time - a.simTime; d > 0 && d <= maxCycle && p.Time < coarseClock {
 					a.dt = d
 				}
 			}
@@ -102,7 +110,7 @@ func (a *Adapter) Update(p *simspark.Perception) {
 			}
 			rad := ja.Deg * deg
 			a.simAngle[ja.ID] = rad
-			a.jointsSeen = true
+			a.jointsSeen, hasHJ = true, true
 			if n, sign, ok := NAOJoint(ja.ID); ok && ja.ID != simspark.RLJ1 {
 				a.joints.Angle[n] = hal.Radians(sign * rad)
 			}
@@ -115,6 +123,9 @@ func (a *Adapter) Update(p *simspark.Perception) {
 		case simspark.KindSee:
 			hasSee = true
 		}
+	}
+	if hasHJ {
+		a.ctl.Observe(&a.simAngle, a.dt)
 	}
 	if hasGYR || hasACC {
 		imu := IMUFromSim(p.GYR.V, p.ACC.V)
@@ -195,13 +206,13 @@ func (a *Adapter) updateFSR(p *simspark.Perception) {
 func (a *Adapter) markStale() { a.vision.Fresh = false }
 
 // Cycle returns the measured cycle length in seconds: the difference of
-// the last two sim times, or the nominal period before two messages with a
-// time have arrived since Reset.
+// the last two sim times below coarseClock, or the nominal period before
+// two such messages have arrived since Reset.
 func (a *Adapter) Cycle() float64 { return a.dt }
 
 // SimTime returns the last sim time (s) and whether one arrived since
-// Reset.
-func (a *Adapter) SimTime() (float64, bool) { return a.simTime, a.times > 0 }
+// Reset that is fine enough to count cycles by (below coarseClock).
+func (a *Adapter) SimTime() (float64, bool) { return a.simTime, a.times > 0 && a.simTime < coarseClock }
 
 // CameraHeight returns the camera height used for the last See block and
 // whether it came from the forward kinematics (else from mypos).

@@ -129,46 +129,127 @@ func IMUFromSim(gyrDegPerSec, acc [3]float64) hal.IMU {
 
 // Controller turns absolute joint targets into motor velocities, one
 // simulator joint at a time. A velocity command persists until changed and
-// takes effect Delay messages after the one it replies to, so when the
-// reply to message k is computed, the reply to message k-1 is still in
-// flight: it will move the joint by v(k-1)·dt between messages k and k+1.
-// Step predicts that angle and asks for the velocity that lands exactly on
-// the target one cycle later (a dead-beat controller, clamped at
-// MaxSpeed). Unlike seed 003's table 3.3 controller, which ignores the
-// command in flight, it does not oscillate.
+// takes effect Delay messages after the one it replies to: with a delay of
+// 2, when the reply to message k is computed, the reply to message k-1 is
+// still in flight and will move the joint by v(k-1)·dt between messages k
+// and k+1. Step predicts the angle the commands in flight lead to and asks
+// for the velocity that lands exactly on the target one cycle later (a
+// dead-beat controller, clamped at MaxSpeed). Unlike seed 003's table 3.3
+// controller, which ignores the commands in flight, it does not oscillate,
+// and a target that moves at a speed below MaxSpeed is followed at that
+// speed.
+//
+// The delay is 2 messages on the recorded servers, but a prediction that
+// counts one command in flight too few makes the dead-beat loop unstable
+// (its characteristic polynomial z³ − z + 1 has a root at −1.32): the joint
+// then swings at the motor limit whatever speed the targets ask for.
+// Observe therefore measures the delay: every message it compares each
+// joint's motion with the command of two and of three messages before and
+// keeps the delay that explains the motion better (averaged over all
+// joints and about 20 messages). When a joint has rested for 10 cycles or
+// more, the server starts it one cycle late (ODE auto-disable); those
+// single late starts do not move the average, and the controller, which
+// predicts from measured angles each cycle, arrives a cycle later without
+// overshoot.
 //
 // The gain is the measured cycle dt (the joint moves v·dt per cycle), not
-// the thesis' fitted 1.22173. When a joint has rested for 10 cycles or
-// more, the server starts it one cycle late (ODE auto-disable) and may drop
-// a one-cycle command; the controller predicts from measured angles each
-// cycle, so it just arrives a cycle later, without overshoot.
+// the thesis' fitted 1.22173.
 type Controller struct {
-	// sent is the velocity in force per joint: the last command sent.
-	sent [simspark.NumJoints]float64
+	// inForce is the velocity in force per joint: the last command sent
+	// (the reply to the current message once Step or Stop ran). before
+	// and before2 are the ones in force one and two messages earlier.
+	inForce, before, before2 [simspark.NumJoints]float64
+	// last is the previous message's angles.
+	last     [simspark.NumJoints]float64
+	observed int
+	// misfit are running means of how badly a delay of 2 and of 3
+	// explains the joints' motion (rad per message); delay3 is the choice.
+	misfit   [2]float64
+	informed int // messages that told the delays apart
+	delay3   bool
 }
 
-// Reset forgets the commands in flight (after a reconnect or a stop).
-func (c *Controller) Reset() { c.sent = [simspark.NumJoints]float64{} }
+// misfitRate is the weight of one message in Controller.misfit, and
+// minInformed the number of telling messages before the delay is judged.
+const (
+	misfitRate  = 0.05
+	minInformed = 20
+)
+
+// Reset forgets the commands in flight (after a reconnect or a stop). The
+// delay estimate is kept: it is the server's.
+func (c *Controller) Reset() {
+	c.inForce, c.before, c.before2 = [simspark.NumJoints]float64{}, [simspark.NumJoints]float64{}, [simspark.NumJoints]float64{}
+	c.observed = 0
+}
+
+// Observe takes a message's joint angles (rad, simulator signs), before
+// the replies to it are computed; dt is the measured cycle (s).
+func (c *Controller) Observe(angles *[simspark.NumJoints]float64, dt float64) {
+	if c.observed > 0 {
+		// The motion since the last message is the command in force two
+		// (delay 2) or three (delay 3) messages ago: before and before2,
+		// until the shift below.
+		var fit2, fit3 float64
+		n := 0
+		for j := range angles {
+			if math.Abs(c.before[j]-c.before2[j]) < 0.05 {
+				continue // both delays predict the same motion
+			}
+			moved := angles[j] - c.last[j]
+			fit2 += math.Abs(moved - c.before[j]*dt)
+			fit3 += math.Abs(moved - c.before2[j]*dt)
+			n++
+		}
+		if n > 0 {
+			c.misfit[0] += misfitRate * (fit2/float64(n) - c.misfit[0])
+			c.misfit[1] += misfitRate * (fit3/float64(n) - c.misfit[1])
+			c.informed++
+			switch {
+			case c.informed < minInformed:
+			case !c.delay3 && c.misfit[1] < 0.5*c.misfit[0]:
+				c.delay3 = true
+			case c.delay3 && c.misfit[0] < 0.5*c.misfit[1]:
+				c.delay3 = false
+			}
+		}
+	}
+	c.last = *angles
+	c.observed++
+	c.before2, c.before = c.before, c.inForce
+}
+
+// Delay returns the measured actuation delay in messages (2 or 3).
+func (c *Controller) Delay() int {
+	if c.delay3 {
+		return 3
+	}
+	return 2
+}
 
 // Step returns the velocity (rad/s) to send for joint j, now at angle (rad,
 // simulator sign), to reach target (rad, simulator sign); dt is the
-// measured cycle length in seconds. It records the command as in flight.
+// measured cycle length in seconds. It records the command as in force.
+// Observe must have been given this message's angles.
 func (c *Controller) Step(j simspark.JointID, angle, target, dt float64) float64 {
-	predicted := angle + c.sent[j]*dt // where the reply in flight leaves it
+	predicted := angle + c.before[j]*dt // where the reply in flight leaves it
+	if c.delay3 {
+		predicted += c.before2[j] * dt // and the one before it
+	}
 	v := (target - predicted) / dt
 	v = min(max(v, -MaxSpeed), MaxSpeed)
-	c.sent[j] = v
+	c.inForce[j] = v
 	return v
 }
 
 // Stop records that joint j is commanded to stop and returns 0.
 func (c *Controller) Stop(j simspark.JointID) float64 {
-	c.sent[j] = 0
+	c.inForce[j] = 0
 	return 0
 }
 
 // InFlight returns the velocity in force for joint j.
-func (c *Controller) InFlight(j simspark.JointID) float64 { return c.sent[j] }
+func (c *Controller) InFlight(j simspark.JointID) float64 { return c.inForce[j] }
 
 // AngleFilter is seed 003 §3.2.4's simulated angle sensor: a complementary
 // filter over gyro and accelerometer. It keeps the direction of "up" in the

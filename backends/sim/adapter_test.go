@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -257,6 +258,9 @@ type deadbeat struct {
 }
 
 func (d *deadbeat) cmd(angle, target float64) float64 {
+	var angles [simspark.NumJoints]float64
+	angles[simspark.HJ1] = angle
+	d.c.Observe(&angles, d.dt)
 	return d.c.Step(simspark.HJ1, angle, target, d.dt)
 }
 
@@ -418,3 +422,123 @@ func TestControllerThroughAdapter(t *testing.T) {
 }
 
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
+
+// delayPlant is plant with an actuation delay of delay messages (the
+// recorded servers: 2) and, if restDelay, the servers' late start: a joint
+// that was still for 10 messages or more loses the first cycle of a start.
+type delayPlant struct {
+	angle     float64
+	queue     []float64 // replies not yet acting, oldest first
+	dt        float64
+	delay     int
+	restDelay bool
+	still     int
+}
+
+func (p *delayPlant) step(reply float64) float64 {
+	p.queue = append(p.queue, min(max(reply, -MaxSpeed), MaxSpeed))
+	for len(p.queue) < p.delay {
+		p.queue = append([]float64{0}, p.queue...)
+	}
+	v := p.queue[0]
+	p.queue = p.queue[1:]
+	if v == 0 {
+		p.still++
+	} else {
+		if p.restDelay && p.still >= 10 {
+			v = 0 // the body is asleep: this cycle is lost
+		}
+		p.still = 0
+	}
+	p.angle += v * p.dt
+	return p.angle
+}
+
+// TestControllerHonoursSpeed: a head-scan target that moves at 1.5 rad/s
+// between ±90°, after 1 s of standing still, is followed at that speed (the
+// fastest cycle within 10 %) whether the server's delay is 2 messages (as
+// recorded) or 3, with and without the late start after rest. A
+// dead-beat controller that assumes 2 on a delay of 3 swings the joint at
+// the motor limit.
+func TestControllerHonoursSpeed(t *testing.T) {
+	const dt, speed = 0.01, 1.5
+	for _, tc := range []struct {
+		delay     int
+		restDelay bool
+	}{{2, false}, {2, true}, {3, false}, {3, true}} {
+		t.Run(fmt.Sprintf("delay %d, late start %v", tc.delay, tc.restDelay), func(t *testing.T) {
+			var c Controller
+			p := delayPlant{dt: dt, delay: tc.delay, restDelay: tc.restDelay}
+			target, dir := 0.0, 1.0
+			var angles [simspark.NumJoints]float64
+			reply, peak, worst := 0.0, 0.0, 0.0
+			const cycles = 1500
+			for k := range cycles {
+				prev := angles[simspark.HJ1]
+				angles[simspark.HJ1] = p.step(reply)
+				c.Observe(&angles, dt)
+				if k >= 100 { // still for 1 s, then the scan
+					target += dir * speed * dt
+					if math.Abs(target) >= math.Pi/2 {
+						target, dir = math.Copysign(math.Pi/2, target), -dir
+					}
+				}
+				reply = c.Step(simspark.HJ1, angles[simspark.HJ1], target, dt)
+				if k >= 400 { // judged once the delay is known
+					peak = max(peak, math.Abs(angles[simspark.HJ1]-prev)/dt)
+					worst = max(worst, math.Abs(angles[simspark.HJ1]-target))
+				}
+			}
+			t.Logf("measured delay %d; peak speed %.3f rad/s; largest lag %.1f°", c.Delay(), peak, worst/deg)
+			if c.Delay() != tc.delay {
+				t.Errorf("measured delay %d, want %d", c.Delay(), tc.delay)
+			}
+			if peak > 1.1*speed || peak < 0.9*speed {
+				t.Errorf("peak speed %.2f rad/s, asked %.2f", peak, speed)
+			}
+			if worst > float64(tc.delay+1)*speed*dt+1e-9 {
+				t.Errorf("lags the target by up to %.2f°", worst/deg)
+			}
+		})
+	}
+	t.Run("naive delay-2 prediction on a delay of 3", func(t *testing.T) {
+		p := delayPlant{dt: dt, delay: 3}
+		var sent, reply, target, peak float64
+		for k := range 400 {
+			prev := p.angle
+			a := p.step(reply)
+			target = math.Min(float64(k)*speed*dt, 1)
+			reply = min(max((target-(a+sent*dt))/dt, -MaxSpeed), MaxSpeed)
+			sent = reply
+			if k > 5 {
+				peak = max(peak, math.Abs(a-prev)/dt)
+			}
+		}
+		if peak < 0.9*MaxSpeed {
+			t.Errorf("peak %.2f rad/s: the instability this controller avoids did not show", peak)
+		}
+	})
+}
+
+// TestCycleFromCoarseServerClock: a server whose float32 clock has run
+// for 45 hours moves 15.6 ms (one ULP) per 10 ms physics step; the cycle
+// stays the nominal 10 ms and the clock is not offered for tick time.
+func TestCycleFromCoarseServerClock(t *testing.T) {
+	a := NewAdapter(DefaultConfig())
+	var p simspark.Perception
+	clock := float32(163000)
+	for k := range 400 {
+		clock += float32(0.01)
+		parse(t, &p, "(time (now "+strconv.FormatFloat(float64(clock), 'f', 2, 32)+"))")
+		a.Update(&p)
+		if k == 0 {
+			continue
+		}
+	}
+	if c := a.Cycle(); math.Abs(c-0.01) > 1e-9 {
+		t.Fatalf("measured cycle %.4f s, want 0.0100", c)
+	}
+	if st, ok := a.SimTime(); ok {
+		t.Fatalf("sim time %v offered for tick time", st)
+	}
+}

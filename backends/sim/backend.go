@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -21,6 +22,13 @@ var ErrClosed = errors.New("sim: backend closed")
 
 // errSilent marks a server that stopped sending.
 var errSilent = errors.New("server silent")
+
+// maxSimStep is the largest step of the server's clock between two
+// messages on one connection that counts as time passing; a larger step,
+// or one backwards, is a jump that tick time does not follow. A server
+// sends one message per cycle (10 or 20 ms), so 1 s only allows for
+// messages the server skipped.
+const maxSimStep = time.Second
 
 // Reply number format: 4 decimals is 0.1 mrad/s for velocities, 0.1 mm for
 // beam coordinates.
@@ -93,6 +101,7 @@ type Backend struct {
 	replyDue    bool // a message awaits its reply
 	connectedAt time.Time
 
+	base     *TimeBase // shared with the other robots on the server, or nil
 	seq      uint64
 	last     time.Duration // Time of the last tick
 	offset   time.Duration // connected: tick time = sim time + offset
@@ -158,6 +167,38 @@ func New(cfg Config, log *slog.Logger) (*Backend, error) {
 	b.timer.Stop()
 	return b, nil
 }
+
+// TimeBase gives the robots on one server one clock: the first robot to
+// connect sets tick time = server time + offset, going on from its own
+// last tick at the next whole second, and every robot that connects later uses the same offset
+// unless that would take its own clock backwards (then it keeps its own:
+// a server that restarted at 0 sets a new offset that way). Safe for
+// concurrent use; its zero value is ready.
+type TimeBase struct {
+	mu  sync.Mutex
+	set bool
+	off time.Duration
+}
+
+// offset returns the offset for a robot whose server time is sim and
+// whose next tick would be at t.
+func (tb *TimeBase) offset(sim, t time.Duration) time.Duration {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	if tb.set && sim+tb.off >= t {
+		return tb.off
+	}
+	// The first robot's clock goes on at the next whole second: then the
+	// team's clock does not depend on how long the handshake took, and a
+	// sync-mode run is reproducible.
+	t = (t + time.Second - 1).Truncate(time.Second)
+	tb.set, tb.off = true, t-sim
+	return tb.off
+}
+
+// ShareTime makes the backend's tick time follow tb (see TimeBase). Call
+// it before the first Next.
+func (b *Backend) ShareTime(tb *TimeBase) { b.base = tb }
 
 // Addr returns the server's address, host:port.
 func (b *Backend) Addr() string { return b.addr }
@@ -414,7 +455,8 @@ func (b *Backend) reject(err error) {
 }
 
 func (b *Backend) connectedTick() hal.Tick {
-	if !b.live {
+	first := !b.live
+	if first {
 		b.live = true
 		if b.everLive {
 			b.reconnects.Add(1)
@@ -431,15 +473,29 @@ func (b *Backend) connectedTick() hal.Tick {
 	b.a.Update(&b.p)
 	b.replyDue = true
 	cycle := time.Duration(math.Round(b.a.Cycle() * float64(time.Second)))
+	if cycle <= 0 {
+		cycle = b.period
+	}
 	t := b.last + cycle
 	if st, ok := b.a.SimTime(); ok {
-		t = time.Duration(math.Round(st*float64(time.Second))) + b.offset
-		if b.seq > 0 && t <= b.last {
-			// A new connection (or a server restart) with an earlier
-			// sim time: shift so that time goes on.
-			b.offset += b.last + cycle - t
-			t = b.last + cycle
+		sim := time.Duration(math.Round(st * float64(time.Second)))
+		if first {
+			// A new connection: its clock may be minutes ahead (a sync-mode
+			// server runs freely while no agent is connected) or start at 0
+			// (a restarted server). Tick time continues from the last tick,
+			// or, with a shared TimeBase, goes on the other robots' clock
+			// if that does not take it backwards.
+			b.offset = t - sim
+			if b.base != nil {
+				b.offset = b.base.offset(sim, t)
+			}
+		} else if d := sim + b.offset - b.last; d <= 0 || d > maxSimStep {
+			// The server's clock went backwards or leapt forwards on the
+			// same connection: continue one cycle on.
+			b.log.Warn("the simulator's clock jumped; tick time continues", "addr", b.addr, "jump", d-cycle)
+			b.offset = t - sim
 		}
+		t = sim + b.offset
 	}
 	b.seq++
 	b.last, b.lastWall = t, time.Now()

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -309,9 +311,10 @@ func TestClientConnectsAndReconnects(t *testing.T) {
 					t.Fatalf("disconnected tick %+v while the server runs (stats %+v)", tk, b.Stats())
 				}
 			}
-			// Tick time is sim time (connect.txt starts at 4.05 s).
-			if first.Time < 4*time.Second || s.last.Time-first.Time != 20*10*time.Millisecond {
-				t.Errorf("tick times %v … %v: want the server's sim time, 10 ms apart", first.Time, s.last.Time)
+			// Tick time runs on by the server's clock, 10 ms a message
+			// (connect.txt starts at 4.05 s; tick time does not jump there).
+			if first.Time > time.Second || s.last.Time-first.Time != 20*10*time.Millisecond {
+				t.Errorf("tick times %v … %v: want them continuing from the idle ticks, 10 ms apart", first.Time, s.last.Time)
 			}
 			if c := b.Cycle(); c < 0.0099 || c > 0.0101 {
 				t.Errorf("measured cycle %v s", c)
@@ -573,6 +576,129 @@ func BenchmarkCycle(b *testing.B) {
 	for b.Loop() {
 		if err := c.run(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// retimed returns msgs with the time perceptor rewritten to start at
+// start seconds and advance by 10 ms per message.
+func retimed(t *testing.T, msgs [][]byte, start float64) [][]byte {
+	t.Helper()
+	re := regexp.MustCompile(`\(time \(now [0-9.]+\)\)`)
+	out := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		if !re.Match(m) {
+			t.Fatalf("message %d has no time perceptor: %.80s", i, m)
+		}
+		now := fmt.Sprintf("(time (now %.2f))", start+float64(i)*0.01)
+		out[i] = re.ReplaceAll(m, []byte(now))
+	}
+	return out
+}
+
+// checkContinuous fails unless every tick after prev is one tick on and
+// at most one period (or cycle) later.
+func checkContinuous(t *testing.T, ticks []hal.Tick, prev hal.Tick) {
+	t.Helper()
+	for _, tk := range ticks {
+		if d := tk.Time - prev.Time; d <= 0 || d > 10*time.Millisecond {
+			t.Fatalf("tick %+v after %+v: time stepped %v, want one cycle (10 ms)", tk, prev, d)
+		}
+		prev = tk
+	}
+}
+
+// TestClockContinuesAcrossServerClocks covers servers whose clock does not
+// start where the robot's does: a sync-mode server that ran for minutes
+// before the robot connected, and one that restarts at 0. Tick time steps
+// by one cycle at every tick in both, including the idle ticks before the
+// first message and those while the server is down.
+func TestClockContinuesAcrossServerClocks(t *testing.T) {
+	msgs := connectMessages(t)
+	t.Run("server clock at minutes", func(t *testing.T) {
+		defer leaktest.Check(t)()
+		srv := newFakeServer(t, "127.0.0.1:0", retimed(t, msgs, 1623.47), 0)
+		srv.pause, srv.pauseAt = 200*time.Millisecond, 0 // idle ticks first
+		srv.start()
+		defer srv.kill()
+		b, err := New(testConfig(srv.ln.Addr().(*net.TCPAddr).Port, true), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		s := &stepper{t: t, b: b}
+		var ticks []hal.Tick
+		first := s.until("Connected", 10*time.Second, func(tk hal.Tick) bool {
+			ticks = append(ticks, tk)
+			return tk.Connected
+		})
+		for range 30 {
+			ticks = append(ticks, s.step())
+		}
+		if len(ticks) < 32 {
+			t.Fatalf("the first message came on tick %d: want idle ticks before it", first.Seq)
+		}
+		checkContinuous(t, ticks, hal.Tick{})
+		if first.Time > 5*time.Second {
+			t.Errorf("first connected tick at %v: the server's clock leaked into tick time", first.Time)
+		}
+		if got := s.last.Time - first.Time; got != 300*time.Millisecond {
+			t.Errorf("30 messages advanced tick time by %v, want 300 ms", got)
+		}
+	})
+	t.Run("server restarts at 0", func(t *testing.T) {
+		defer leaktest.Check(t)()
+		srv := newFakeServer(t, "127.0.0.1:0", retimed(t, msgs, 95.5), 0).start()
+		defer srv.kill()
+		addr := srv.ln.Addr().String()
+		b, err := New(testConfig(srv.ln.Addr().(*net.TCPAddr).Port, true), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		s := &stepper{t: t, b: b}
+		var ticks []hal.Tick
+		rec := func(tk hal.Tick) { ticks = append(ticks, tk) }
+		s.until("Connected", 10*time.Second, func(tk hal.Tick) bool { rec(tk); return tk.Connected })
+		for range 20 {
+			rec(s.step())
+		}
+		srv.kill()
+		s.until("Connected false", 5*time.Second, func(tk hal.Tick) bool { rec(tk); return !tk.Connected })
+		srv2 := newFakeServer(t, addr, retimed(t, msgs, 0), 0).start()
+		defer srv2.kill()
+		back := s.until("Connected again", 10*time.Second, func(tk hal.Tick) bool { rec(tk); return tk.Connected })
+		for range 20 {
+			rec(s.step())
+		}
+		checkContinuous(t, ticks, hal.Tick{})
+		if got := s.last.Time - back.Time; got != 200*time.Millisecond {
+			t.Errorf("20 messages after the restart advanced tick time by %v, want 200 ms", got)
+		}
+		if b.Stats().Reconnects != 1 {
+			t.Errorf("stats %+v: want one reconnect", b.Stats())
+		}
+	})
+}
+
+// TestTimeBase: the first robot goes on at the next whole second after its
+// last tick; later robots take the shared offset unless it would take their
+// clock backwards, and then set a new one (a restarted server).
+func TestTimeBase(t *testing.T) {
+	var tb TimeBase
+	s := time.Second
+	steps := []struct {
+		sim, next, want time.Duration // server time, the robot's next tick, the offset
+	}{
+		{100 * s, 40 * time.Millisecond, -99 * s}, // first robot: tick 1 s at server 100 s
+		{103 * s, 20 * time.Millisecond, -99 * s}, // a later robot joins the team clock (4 s)
+		{2 * s, 10 * s, 8 * s},                    // server restarted: continue at 10 s
+		{3 * s, 9 * s, 8 * s},                     // the next robot after the restart
+		{3 * s, 11*s + time.Millisecond, 9 * s},   // its clock is ahead: a new offset, at the next second
+	}
+	for i, st := range steps {
+		if got := tb.offset(st.sim, st.next); got != st.want {
+			t.Errorf("step %d: offset(%v, %v) = %v, want %v", i, st.sim, st.next, got, st.want)
 		}
 	}
 }

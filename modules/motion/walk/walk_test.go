@@ -222,8 +222,12 @@ func TestSpeedFromFootPlacements(t *testing.T) {
 		{msg.WalkRequest{Turn: 0.8}},
 		{msg.WalkRequest{Turn: -0.5}},
 	}
+	// The gait itself goes to 0.30 m/s; the default caps it lower for the
+	// real server.
+	cfg := DefaultConfig()
+	cfg.MaxForward = 0.3
 	for _, tc := range tests {
-		r := newRig(t, DefaultConfig(), tc.req)
+		r := newRig(t, cfg, tc.req)
 		// Ground poses of the plant's feet midpoint at every support change.
 		var ground []Pose
 		sup := r.p.Support
@@ -277,9 +281,11 @@ func TestSpeedFromFootPlacements(t *testing.T) {
 // TestOdometryMatchesStepPlan: the integrated odometry of a straight and a
 // turning walk is the composition of the planned steps' displacements.
 func TestOdometryMatchesStepPlan(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxForward = 0.3 // the gait's own limit, above the default cap
 	for _, req := range []msg.WalkRequest{{Forward: 0.3}, {Forward: 0.15, Turn: 0.6}, {Turn: -1}} {
 		g := kinematics.NAOv6()
-		w := New(DefaultConfig(), DefaultStance(), g)
+		w := New(cfg, DefaultStance(), g)
 		in := Input{Walk: true, Request: req}
 		var cmd hal.JointCommand
 		var odo, plan Pose

@@ -1,0 +1,513 @@
+// Command simmeasure measures robotd's motion on a SimSpark server from the
+// server's ground truth (the fork's mypos/myorien and ballpos as the
+// robot receives them): forward walking speed, falls and heading drift per
+// requested speed, sideways walking and turning on the spot, get-ups from
+// the front and the back, kick distance and direction, and the head
+// scan's peak yaw speed. Each run is one in-process robot (robotd's
+// perception and motion with a scripted request) on robotd's embedded
+// simulator, or on the server ROBOTD_SIMSPARK names
+// ("agent-host:port,trainer-host:port"; start it in sync mode).
+//
+//	simmeasure [-what walk,side,getup,kick,head] [-runs N] [-speeds 0.1,0.2] [-walk 14s]
+//
+// It prints one line per run and a summary per measurement.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/robotd/robotd/backends/sim"
+	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/modules/motion"
+	"github.com/robotd/robotd/modules/motion/walk"
+	"github.com/robotd/robotd/modules/perception"
+	"github.com/robotd/robotd/msg"
+	"github.com/robotd/robotd/robot"
+	"github.com/robotd/robotd/runner"
+	"github.com/robotd/robotd/simrun"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "simmeasure:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// options are the command line's.
+type options struct {
+	what   map[string]bool
+	runs   int
+	speeds []float64
+	walk   time.Duration
+	out    io.Writer
+	player int // the next uniform number (1..11, reused round robin)
+	robot  robot.Config
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("simmeasure", flag.ContinueOnError)
+	what := fs.String("what", "walk,side,getup,kick,head", "measurements, comma separated: walk, side, getup, kick, head")
+	runs := fs.Int("runs", 3, "runs per measurement (and per speed)")
+	speeds := fs.String("speeds", "0.10,0.15,0.20,0.25,0.30", "forward speeds (m/s) for walk")
+	walkFor := fs.Duration("walk", 14*time.Second, "how long each forward walk lasts (simulation time)")
+	override := fs.String("config", "", "JSON laid over robotd's default configuration, e.g. {\"motion\":{\"walk\":{\"max_forward\":0.25}}}")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	o := options{what: map[string]bool{}, runs: *runs, walk: *walkFor, out: out, robot: robot.DefaultConfig()}
+	if *override != "" {
+		dec := json.NewDecoder(strings.NewReader(*override))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&o.robot); err != nil {
+			return fmt.Errorf("-config: %w", err)
+		}
+	}
+	for _, w := range strings.Split(*what, ",") {
+		o.what[strings.TrimSpace(w)] = true
+	}
+	for _, s := range strings.Split(*speeds, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || v <= 0 || v > 1 {
+			return fmt.Errorf("-speeds: %q is not a speed in m/s", s)
+		}
+		o.speeds = append(o.speeds, v)
+	}
+	if o.runs < 1 {
+		return errors.New("-runs must be at least 1")
+	}
+	server := "embedded simulator"
+	if t, ok, err := simrun.TargetFromEnv(); err != nil {
+		return err
+	} else if ok {
+		server = "server " + t.Agent + "," + t.Trainer
+	}
+	fmt.Fprintf(out, "simmeasure on the %s, %d runs each\n", server, o.runs)
+	steps := []struct {
+		name string
+		fn   func(context.Context, *options) error
+	}{{"walk", walkForward}, {"side", walkSideTurn}, {"getup", getUp}, {"kick", kick}, {"head", headScan}}
+	for _, s := range steps {
+		if o.what[s.name] {
+			if err := s.fn(ctx, &o); err != nil {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// sample is one tick as the probe sees it.
+type sample struct {
+	t      time.Duration // since the robot connected
+	gt     hal.GroundTruth
+	body   msg.BodyState
+	motion msg.MotionState
+	joints hal.JointSensors
+}
+
+// script is the scripted behaviour and the probe in one module: it asks
+// for request(time since connected) and records every tick.
+type script struct {
+	request func(time.Duration, *sample) msg.MotionRequest
+
+	gt     *blackboard.Reader[hal.GroundTruth]
+	body   *blackboard.Reader[msg.BodyState]
+	motion *blackboard.Reader[msg.MotionState]
+	joints *blackboard.Reader[hal.JointSensors]
+	req    *blackboard.Writer[msg.MotionRequest]
+
+	at   time.Duration
+	conn bool
+
+	mu      sync.Mutex
+	samples []sample
+}
+
+func (s *script) Name() string { return "simmeasure" }
+func (s *script) Wire(b *blackboard.Board) (err error) {
+	if s.gt, err = blackboard.Read(b, s.Name(), msg.GroundTruthKey); err != nil {
+		return err
+	}
+	if s.body, err = blackboard.Read(b, s.Name(), msg.BodyStateKey); err != nil {
+		return err
+	}
+	if s.motion, err = blackboard.Use(b, s.Name(), msg.MotionStateKey); err != nil {
+		return err
+	}
+	if s.joints, err = blackboard.Read(b, s.Name(), msg.JointsKey); err != nil {
+		return err
+	}
+	s.req, err = blackboard.Write(b, s.Name(), msg.MotionRequestKey)
+	return err
+}
+func (s *script) Tick(t hal.Tick) error {
+	if !s.conn && t.Connected {
+		s.at, s.conn = t.Time, true
+	}
+	if !s.conn {
+		s.req.Set(msg.MotionRequest{Kind: msg.MotionStand})
+		return nil
+	}
+	sm := sample{t: t.Time - s.at}
+	s.gt.Load(&sm.gt)
+	s.body.Load(&sm.body)
+	s.motion.Load(&sm.motion)
+	s.joints.Load(&sm.joints)
+	s.req.Set(s.request(sm.t, &sm))
+	s.mu.Lock()
+	s.samples = append(s.samples, sm)
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *script) since(from time.Duration) []sample {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []sample
+	for _, x := range s.samples {
+		if x.t >= from {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (s *script) last() sample {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.samples) == 0 {
+		return sample{}
+	}
+	return s.samples[len(s.samples)-1]
+}
+
+// session is one world with one scripted robot.
+type session struct {
+	w *simrun.World
+	r *simrun.Robot
+	s *script
+}
+
+func (o *options) start(ctx context.Context, beam sim.Beam, request func(time.Duration, *sample) msg.MotionRequest) (*session, error) {
+	w, err := simrun.Start(ctx, simrun.Options{})
+	if err != nil {
+		return nil, err
+	}
+	o.player = o.player%11 + 1
+	s := &script{request: request}
+	cfg := o.robot
+	r, err := w.AddRobot(simrun.RobotConfig{Team: "robotd", Player: o.player, Beam: beam, Robot: &cfg,
+		Modules: func(c *robot.Config) []runner.Module {
+			return []runner.Module{perception.New(c.Perception), motion.New(c.Motion), s}
+		}})
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	return &session{w: w, r: r, s: s}, nil
+}
+
+func (ss *session) wait(ctx context.Context, d time.Duration) error {
+	_, err := ss.r.WaitFor(ctx, d, func() bool { return false })
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+func (ss *session) close() error { return ss.w.Close() }
+
+// firstFall returns the first sample that is not upright.
+func firstFall(ss []sample) (sample, bool) {
+	for _, s := range ss {
+		if s.body.Fall != msg.Upright {
+			return s, true
+		}
+	}
+	return sample{}, false
+}
+
+const settle = 2 * time.Second
+
+func walkForward(ctx context.Context, o *options) error {
+	type row struct {
+		speed            float64
+		n, falls         int
+		sum, drift, side float64
+		fallAt           []string
+	}
+	var rows []row
+	for _, v := range o.speeds {
+		rw := row{speed: v}
+		for range o.runs {
+			ss, err := o.start(ctx, sim.Beam{X: -4, Y: 0, Deg: 0}, func(t time.Duration, _ *sample) msg.MotionRequest {
+				if t < settle {
+					return msg.MotionRequest{Kind: msg.MotionStand}
+				}
+				return msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: hal.MetresPerSec(v)}}
+			})
+			if err != nil {
+				return err
+			}
+			err = ss.wait(ctx, settle+o.walk+100*time.Millisecond)
+			data := ss.s.since(settle)
+			cerr := ss.close()
+			if err != nil {
+				return err
+			}
+			if cerr != nil {
+				return cerr
+			}
+			if len(data) < 2 || !data[0].gt.Valid {
+				return fmt.Errorf("speed %.2f: no ground truth", v)
+			}
+			a := data[0].gt.Pose
+			end := data[len(data)-1]
+			result := "upright"
+			if f, fell := firstFall(data); fell {
+				rw.falls++
+				end = f
+				result = fmt.Sprintf("FELL %v after %.1f s", f.body.Fall, (f.t - settle).Seconds())
+				rw.fallAt = append(rw.fallAt, fmt.Sprintf("%.1f s", (f.t-settle).Seconds()))
+			}
+			rel := a.Relative(end.gt.Pose)
+			dur := (end.t - data[0].t).Seconds()
+			speed := float64(rel.X) / dur
+			drift := math.Remainder(float64(end.gt.Pose.Heading-a.Heading), 2*math.Pi) * 180 / math.Pi
+			perM := 0.0
+			if rel.X > 0.1 {
+				perM = math.Abs(drift) / float64(rel.X)
+			}
+			fmt.Fprintf(o.out, "walk %.2f m/s: %.0f mm/s over %.1f s (%.2f m forward, %.2f m sideways), heading drift %.1f° (%.1f°/m), %s\n",
+				v, speed*1000, dur, rel.X, rel.Y, drift, perM, result)
+			if result == "upright" {
+				rw.n++
+				rw.sum += speed
+				rw.drift = max(rw.drift, perM)
+				rw.side = max(rw.side, math.Abs(float64(rel.Y)))
+			}
+		}
+		rows = append(rows, rw)
+	}
+	fmt.Fprintln(o.out, "| requested | measured (runs without a fall) | falls | max drift °/m | max sideways m |")
+	fmt.Fprintln(o.out, "|---|---|---|---|---|")
+	for _, rw := range rows {
+		m := "-"
+		if rw.n > 0 {
+			m = fmt.Sprintf("%.0f mm/s (n=%d)", rw.sum/float64(rw.n)*1000, rw.n)
+		}
+		fmt.Fprintf(o.out, "| %.2f m/s | %s | %d of %d %v | %.1f | %.2f |\n", rw.speed, m, rw.falls, rw.n+rw.falls, rw.fallAt, rw.drift, rw.side)
+	}
+	return nil
+}
+
+func walkSideTurn(ctx context.Context, o *options) error {
+	cfg := walk.DefaultConfig()
+	const walkFor = 6 * time.Second
+	for _, tc := range []struct {
+		name string
+		req  msg.WalkRequest
+	}{{"left", msg.WalkRequest{Left: cfg.MaxLeft}}, {"right", msg.WalkRequest{Left: -cfg.MaxLeft}},
+		{"turn left", msg.WalkRequest{Turn: cfg.MaxTurn}}, {"turn right", msg.WalkRequest{Turn: -cfg.MaxTurn}}} {
+		falls := 0
+		for range o.runs {
+			ss, err := o.start(ctx, sim.Beam{X: -2, Y: 0, Deg: 0}, func(t time.Duration, _ *sample) msg.MotionRequest {
+				if t < settle || t >= settle+walkFor {
+					return msg.MotionRequest{Kind: msg.MotionStand}
+				}
+				return msg.MotionRequest{Kind: msg.MotionWalk, Walk: tc.req}
+			})
+			if err != nil {
+				return err
+			}
+			err = ss.wait(ctx, settle+walkFor+2*time.Second)
+			data := ss.s.since(settle)
+			if cerr := ss.close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			if len(data) < 2 {
+				return errors.New("no samples")
+			}
+			var dh float64
+			for i := 1; i < len(data); i++ {
+				dh += math.Remainder(float64(data[i].gt.Pose.Heading-data[i-1].gt.Pose.Heading), 2*math.Pi)
+			}
+			rel := data[0].gt.Pose.Relative(data[len(data)-1].gt.Pose)
+			result := "upright"
+			if f, fell := firstFall(data); fell {
+				falls++
+				result = fmt.Sprintf("FELL %v after %.1f s", f.body.Fall, (f.t - settle).Seconds())
+			}
+			fmt.Fprintf(o.out, "%s for %v: moved (%.3f, %.3f) m, turned %.1f°, %s\n", tc.name, walkFor, rel.X, rel.Y, dh*180/math.Pi, result)
+		}
+		fmt.Fprintf(o.out, "%s: %d falls in %d runs\n", tc.name, falls, o.runs)
+	}
+	return nil
+}
+
+func getUp(ctx context.Context, o *options) error {
+	for _, front := range []bool{true, false} {
+		name := "back"
+		if front {
+			name = "front"
+		}
+		ok := 0
+		for range o.runs {
+			ss, err := o.start(ctx, sim.Beam{X: -1, Y: 1, Deg: 30}, func(_ time.Duration, s *sample) msg.MotionRequest {
+				if s.body.Fall != msg.Upright {
+					return msg.MotionRequest{Kind: msg.MotionGetUp}
+				}
+				return msg.MotionRequest{Kind: msg.MotionStand}
+			})
+			if err != nil {
+				return err
+			}
+			if err := ss.wait(ctx, settle); err != nil {
+				ss.close()
+				return err
+			}
+			laid := ss.r.Elapsed()
+			ss.r.LayDown(front)
+			var down, up time.Duration
+			var how msg.Fall
+			_, err = ss.r.WaitFor(ctx, 15*time.Second, func() bool {
+				s := ss.s.last()
+				if down == 0 && s.body.Fall != msg.Upright {
+					down, how = s.t, s.body.Fall
+				}
+				if down != 0 && s.body.Fall != msg.Upright {
+					up = 0
+				}
+				if down != 0 && up == 0 && s.body.Fall == msg.Upright && s.motion.Active == msg.MotionStand {
+					up = s.t
+				}
+				return up != 0 && s.t > up+2*time.Second
+			})
+			cerr := ss.close()
+			if errors.Is(err, context.Canceled) {
+				return err
+			}
+			if cerr != nil {
+				return cerr
+			}
+			switch {
+			case down == 0:
+				fmt.Fprintf(o.out, "get-up from the %s: never lay down\n", name)
+			case up == 0:
+				fmt.Fprintf(o.out, "get-up from the %s: lay %v, not up and staying up within 15 s\n", name, how)
+			default:
+				fmt.Fprintf(o.out, "get-up from the %s: lay %v after %.2f s, standing %.2f s after being laid down\n", name, how, (down - laid).Seconds(), (up - laid).Seconds())
+				if up-laid <= 10*time.Second {
+					ok++
+				}
+			}
+		}
+		fmt.Fprintf(o.out, "get-up from the %s: %d of %d up within 10 s\n", name, ok, o.runs)
+	}
+	return nil
+}
+
+func kick(ctx context.Context, o *options) error {
+	const kickAt = 2 * time.Second
+	good := 0
+	var dists []string
+	for range o.runs {
+		req := msg.MotionRequest{Kind: msg.MotionKick, Kick: msg.KickRequest{Foot: msg.LeftFoot}}
+		ss, err := o.start(ctx, sim.Beam{X: -2, Y: 0, Deg: 0}, func(t time.Duration, _ *sample) msg.MotionRequest {
+			if t < kickAt {
+				return msg.MotionRequest{Kind: msg.MotionStand}
+			}
+			return req
+		})
+		if err != nil {
+			return err
+		}
+		if err := ss.wait(ctx, kickAt-500*time.Millisecond); err != nil {
+			ss.close()
+			return err
+		}
+		gt := ss.s.last().gt
+		ball := gt.Pose.Global(hal.Vec2{X: 0.17, Y: 0.05}) // in front of the left foot
+		if err := ss.w.Trainer().PlaceBall(ball.X, ball.Y, 0, 0); err != nil {
+			ss.close()
+			return err
+		}
+		err = ss.wait(ctx, kickAt+8*time.Second-ss.r.Elapsed())
+		end := ss.s.last()
+		_, fell := firstFall(ss.s.since(kickAt))
+		if cerr := ss.close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		mx, my := end.gt.Ball.X-ball.X, end.gt.Ball.Y-ball.Y
+		d := math.Hypot(mx, my)
+		dir := math.Remainder(math.Atan2(my, mx)-float64(gt.Pose.Heading), 2*math.Pi) * 180 / math.Pi
+		fmt.Fprintf(o.out, "kick (left foot, straight): ball went %.2f m towards %.1f°, robot fell %v\n", d, dir, fell)
+		dists = append(dists, fmt.Sprintf("%.2f", d))
+		if d >= 3 && math.Abs(dir) <= 20 {
+			good++
+		}
+	}
+	fmt.Fprintf(o.out, "kick: %d of %d at least 3 m within ±20°; distances %v m\n", good, o.runs, dists)
+	return nil
+}
+
+func headScan(ctx context.Context, o *options) error {
+	for range o.runs {
+		ss, err := o.start(ctx, sim.Beam{X: 0, Y: -2, Deg: 90}, func(time.Duration, *sample) msg.MotionRequest {
+			return msg.MotionRequest{Kind: msg.MotionStand, Head: msg.HeadRequest{Mode: msg.HeadScan}}
+		})
+		if err != nil {
+			return err
+		}
+		err = ss.wait(ctx, 10*time.Second)
+		data := ss.s.since(time.Second)
+		if cerr := ss.close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		peak, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
+		var peakAt time.Duration
+		for i := 1; i < len(data); i++ {
+			dt := (data[i].t - data[i-1].t).Seconds()
+			if dt <= 0 {
+				continue
+			}
+			y := float64(data[i].joints.Angle[hal.HeadYaw])
+			lo, hi = min(lo, y), max(hi, y)
+			if v := math.Abs(y-float64(data[i-1].joints.Angle[hal.HeadYaw])) / dt; v > peak {
+				peak, peakAt = v, data[i].t
+			}
+		}
+		fmt.Fprintf(o.out, "head scan (%.2f rad/s asked): peak yaw speed %.2f rad/s at %.2f s, swept %.1f° … %.1f°\n",
+			float64(motion.DefaultHeadConfig().ScanSpeed), peak, peakAt.Seconds(), lo*180/math.Pi, hi*180/math.Pi)
+	}
+	return nil
+}

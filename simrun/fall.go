@@ -1,0 +1,90 @@
+package simrun
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/robotd/robotd/backends/sim"
+	"github.com/robotd/robotd/hal"
+)
+
+// Fall is a commanded fall: how a robot is laid down on a server whose
+// trainer cannot turn a robot over (the UNSW fork's agent command takes a
+// position and a yaw only). The robot's own ankles tip it over, as the
+// recorded imu_fall_forward/backward runs did with both ankle pitches at
+// ±1 rad/s for 40 cycles; the same command drives the embedded simulator.
+type Fall uint8
+
+// Falls.
+const (
+	FallNone Fall = iota
+	FallFront
+	FallBack
+)
+
+// fallPose is the joint pose that tips the standing robot over: ankles
+// pitched almost as far as they go towards the fall, the torso bent the
+// same way, knees and rolls straight, so that the body turns about the
+// front or back edge of the soles.
+func fallPose(f Fall, c *hal.JointCommand) {
+	// Toes up tips the shins forward, and a positive hip pitch bends the
+	// torso forward over the thighs; the back fall is the mirror image.
+	lean, hip := hal.Radians(-1.0), hal.Radians(0.5)
+	if f == FallBack {
+		lean, hip = 0.9, -0.5
+	}
+	for _, j := range []hal.Joint{hal.LAnklePitch, hal.RAnklePitch} {
+		c.Angle[j], c.Stiffness[j] = lean, 1
+	}
+	for _, j := range []hal.Joint{hal.LHipPitch, hal.RHipPitch} {
+		c.Angle[j], c.Stiffness[j] = hip, 1
+	}
+	for _, j := range []hal.Joint{hal.LKneePitch, hal.RKneePitch, hal.LHipRoll, hal.RHipRoll, hal.LAnkleRoll, hal.RAnkleRoll, hal.LHipYawPitch} {
+		c.Angle[j], c.Stiffness[j] = 0, 1
+	}
+}
+
+// fallDuration is how long the fall pose overrides the modules' leg
+// commands: long enough for the robot to land (the recorded falls took
+// under a second), after which motion finds it lying.
+const fallDuration = 1500 * time.Millisecond
+
+// fallDevice is the robot's backend with a commanded fall on top: while a
+// fall runs, WriteJoints replaces the leg joints' commands with the fall
+// pose. Everything else is the backend's (its methods are promoted).
+type fallDevice struct {
+	*sim.Backend
+	req   atomic.Uint32 // a Fall asked for by LayDown, taken by Next
+	fall  Fall
+	until time.Duration
+	now   time.Duration
+	cmd   hal.JointCommand
+}
+
+func (d *fallDevice) Next(ctx context.Context) (hal.Tick, error) {
+	t, err := d.Backend.Next(ctx)
+	if err != nil {
+		return t, err
+	}
+	d.now = t.Time
+	if f := Fall(d.req.Swap(0)); f != FallNone && t.Connected {
+		d.fall, d.until = f, t.Time+fallDuration
+	} else if f != FallNone {
+		d.req.CompareAndSwap(0, uint32(f)) // not connected: keep it for later
+	}
+	if d.fall != FallNone && t.Time >= d.until {
+		d.fall = FallNone
+	}
+	return t, nil
+}
+
+func (d *fallDevice) WriteJoints(c *hal.JointCommand) {
+	if d.fall == FallNone {
+		d.Backend.WriteJoints(c)
+		return
+	}
+	d.cmd = *c
+	fallPose(d.fall, &d.cmd)
+	d.Backend.WriteJoints(&d.cmd)
+}

@@ -191,8 +191,8 @@ func testConfig(port int, sync bool) Config {
 	cfg := DefaultConfig()
 	cfg.Port, cfg.Team, cfg.Player, cfg.Sync = port, "T", 3, sync
 	cfg.Beam = Beam{X: -1.5, Y: 0.5, Deg: 90}
-	cfg.ReadTimeout = config.Duration(500 * time.Millisecond) // the machine is shared
-	cfg.DeadTimeout = config.Duration(time.Second)
+	cfg.ReadTimeout = config.Duration(2 * time.Second) // no stall from a loaded machine unless a test wants one
+	cfg.DeadTimeout = config.Duration(4 * time.Second)
 	cfg.HandshakeTimeout = config.Duration(2 * time.Second)
 	cfg.BackoffMin = config.Duration(10 * time.Millisecond)
 	cfg.BackoffMax = config.Duration(40 * time.Millisecond)
@@ -397,14 +397,14 @@ func TestClientSilentServer(t *testing.T) {
 	defer leaktest.Check(t)()
 	msgs := connectMessages(t)
 	srv := newFakeServer(t, "127.0.0.1:0", msgs, 0)
-	srv.pause, srv.pauseAt = 150*time.Millisecond, 10
+	srv.pause, srv.pauseAt = time.Second, 10
 	srv.silentAfter = 30
 	srv.start()
 	defer srv.kill()
 	cfg := testConfig(srv.ln.Addr().(*net.TCPAddr).Port, true)
-	cfg.ReadTimeout = config.Duration(50 * time.Millisecond)
-	cfg.DeadTimeout = config.Duration(300 * time.Millisecond)
-	cfg.HandshakeTimeout = config.Duration(150 * time.Millisecond)
+	cfg.ReadTimeout = config.Duration(300 * time.Millisecond)
+	cfg.DeadTimeout = config.Duration(2 * time.Second)
+	cfg.HandshakeTimeout = config.Duration(500 * time.Millisecond)
 	b, err := New(cfg, nil)
 	if err != nil {
 		t.Fatal(err)

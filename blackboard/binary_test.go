@@ -276,6 +276,7 @@ var entryTypes = []struct {
 	{"msg.BodyState", roundTrip[msg.BodyState]},
 	{"msg.MotionRequest", roundTrip[msg.MotionRequest]},
 	{"msg.MotionState", roundTrip[msg.MotionState]},
+	{"msg.Safety", roundTrip[msg.Safety]},
 	{"msg.Ball", roundTrip[msg.Ball]},
 	{"msg.RobotPose", roundTrip[msg.RobotPose]},
 	{"msg.BodySensors", roundTrip[msg.BodySensors]},

@@ -249,7 +249,7 @@ func TestReplayIsBitExact(t *testing.T) {
 	src.Next()
 	t.Logf("recording: %d segments, %d bytes, %.0f bytes per tick on disk; %d bytes per record before compression",
 		len(src.Files()), size, float64(size)/ticks, len(src.Record().Data))
-	if got := res.String(); got != "6000 ticks, 28 entries, bit-exact" {
+	if got := res.String(); got != "6000 ticks, 29 entries, bit-exact" {
 		t.Fatalf("result %q", got)
 	}
 }

@@ -113,7 +113,7 @@ func TestDeployCommand(t *testing.T) {
 	// A configuration robotd would refuse is not deployed.
 	write("robotd.json", `{"robot": {"player": 42}}`)
 	var errOut bytes.Buffer
-	if code := run(ctx, []string{"deploy", "-f", deployFile, "-binary", bin, "nao21"}, &bytes.Buffer{}, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "robot.player 42") {
+	if code := run(ctx, []string{"deploy", "-f", deployFile, "-binary", bin, "nao21"}, &bytes.Buffer{}, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "player: 42 is outside 1..20") {
 		t.Errorf("deploying a bad configuration: exit %d, %s", code, errOut.String())
 	}
 }

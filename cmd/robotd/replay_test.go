@@ -140,8 +140,8 @@ func TestReplayCommand(t *testing.T) {
 		{"unknown setting", []string{"-set", "motion.nope=1", dir}, exitFailed, "", `no setting "motion.nope"`},
 		{"no recording", []string{t.TempDir()}, exitFailed, "", "no recording"},
 		// A full disk leaves an empty last segment: the rest replays.
-		{"empty next segment", []string{emptyNext}, exitOK, "6000 ticks, 28 entries, bit-exact\nskipped " + emptyNextName, "left out"},
-		{"last segment emptied", []string{lastCut}, exitOK, wantLast + " ticks, 28 entries, bit-exact\nskipped " + lastCutName, "left out"},
+		{"empty next segment", []string{emptyNext}, exitOK, "6000 ticks, 29 entries, bit-exact\nskipped " + emptyNextName, "left out"},
+		{"last segment emptied", []string{lastCut}, exitOK, wantLast + " ticks, 29 entries, bit-exact\nskipped " + lastCutName, "left out"},
 		{"no argument", nil, exitUsage, "", "usage: robotd replay"},
 	}
 	for _, tc := range cases {

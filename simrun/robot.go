@@ -44,7 +44,7 @@ type RobotConfig struct {
 	// scenario tests that drive motion with a scripted behaviour, say.
 	Modules func(*robot.Config) []runner.Module
 	// NoConnectWait makes AddRobot return without waiting for the
-	// server's first message: for a caller that holds the server's
+	// server's first messages: for a caller that holds the server's
 	// stepping itself.
 	NoConnectWait bool
 }
@@ -60,6 +60,8 @@ type Robot struct {
 	// connAt is the tick time of the first connected tick plus 1 ns; 0
 	// until then.
 	connAt atomic.Int64
+	// connected counts the connected ticks.
+	connected atomic.Int64
 
 	truth *blackboard.Reader[hal.GroundTruth]
 	pose  *blackboard.Reader[msg.RobotPose]
@@ -70,9 +72,9 @@ type Robot struct {
 
 // AddRobot starts a robot: a SimSpark backend connected to the world's
 // agent port, the daemon's modules and a runner in its own goroutine. It
-// returns once the robot has received the server's first message (it
-// inits and beams on its next ticks), or an error after a minute without
-// one (unless rc.NoConnectWait).
+// returns once the robot has inited and beamed (its first few messages
+// from the server), or an error after a minute without them (unless
+// rc.NoConnectWait).
 func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 	w.mu.Lock()
 	closed := w.closed
@@ -121,7 +123,7 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 		}
 	}
 	run := runner.New(mc.Runner, r.dev, board, log, nil)
-	run.Add(&connWatch{at: &r.connAt})
+	run.Add(&connWatch{at: &r.connAt, connected: &r.connected})
 	if rc.Modules != nil {
 		run.Add(rc.Modules(&mc)...)
 	} else {
@@ -170,13 +172,14 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 // server's first message; a real sync-mode server takes about 2 s.
 const connectTimeout = 60 * time.Second
 
-// waitConnected waits until the robot's first connected tick.
+// waitConnected waits until the robot has had handshakeTicks messages: it
+// stands where it was beamed.
 func (r *Robot) waitConnected(timeout time.Duration) error {
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	tk := time.NewTicker(time.Millisecond)
 	defer tk.Stop()
-	for r.connAt.Load() == 0 {
+	for r.connected.Load() < handshakeTicks {
 		select {
 		case err := <-r.done:
 			r.done <- err
@@ -189,17 +192,29 @@ func (r *Robot) waitConnected(timeout time.Duration) error {
 	return nil
 }
 
-// connWatch notes the time of the first connected tick.
-type connWatch struct{ at *atomic.Int64 }
+// connWatch notes the time of the first connected tick, and counts the
+// connected ticks.
+type connWatch struct {
+	at        *atomic.Int64
+	connected *atomic.Int64
+}
 
 func (*connWatch) Name() string                 { return "simrun-connection" }
 func (*connWatch) Wire(*blackboard.Board) error { return nil }
 func (c *connWatch) Tick(t hal.Tick) error {
-	if t.Connected && c.at.Load() == 0 {
-		c.at.Store(int64(t.Time) + 1)
+	if t.Connected {
+		if c.at.Load() == 0 {
+			c.at.Store(int64(t.Time) + 1)
+		}
+		c.connected.Add(1)
 	}
 	return nil
 }
+
+// handshakeTicks is how many messages a robot has had when its beam has
+// taken effect: init answers the first, beam the second, and the server
+// applies it in the step after it took it.
+const handshakeTicks = 5
 
 // ConnectedAt returns the tick time of the robot's first message from the
 // server. The ticks before it (while connecting) count as time too, as

@@ -136,6 +136,10 @@ func Start(ctx context.Context, opt Options) (*World, error) {
 		}
 		w.embedded = srv
 		w.sync = cfg.Sync
+		// The embedded simulator's clock starts with the world: the
+		// robots' tick time is its time, whenever a robot joins, so that
+		// a run does not depend on how long a robot waited to join.
+		w.clock.Fix(0)
 		w.target = Target{Agent: srv.AgentAddr().String(), Trainer: srv.MonitorAddr().String()}
 		sctx, cancel := context.WithCancel(context.Background())
 		w.cancel = cancel
@@ -149,10 +153,14 @@ func Start(ctx context.Context, opt Options) (*World, error) {
 	}
 	w.trainer = tr
 	// Robots beam only before kick-off, and an earlier run may have left
-	// a real server in PlayOn.
-	if err := tr.PlayMode("BeforeKickOff"); err != nil {
-		w.Close()
-		return nil, err
+	// a real server in PlayOn. The embedded simulator starts in
+	// BeforeKickOff; a command to it now would land in whichever cycle
+	// it is taken, which a reproducible run must not depend on.
+	if w.embedded == nil {
+		if err := tr.PlayMode("BeforeKickOff"); err != nil {
+			w.Close()
+			return nil, err
+		}
 	}
 	return w, nil
 }

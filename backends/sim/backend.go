@@ -196,6 +196,15 @@ func (tb *TimeBase) offset(sim, t time.Duration) time.Duration {
 	return tb.off
 }
 
+// Fix sets the offset from server time to tick time before any robot
+// connects: for a server whose clock starts with the run (an embedded
+// simulator), 0 makes tick time the server's time.
+func (tb *TimeBase) Fix(off time.Duration) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	tb.set, tb.off = true, off
+}
+
 // ShareTime makes the backend's tick time follow tb (see TimeBase). Call
 // it before the first Next.
 func (b *Backend) ShareTime(tb *TimeBase) { b.base = tb }
@@ -503,9 +512,18 @@ func (b *Backend) connectedTick() hal.Tick {
 	return hal.Tick{Seq: b.seq, Time: t, Period: cycle, Connected: true}
 }
 
+// idleTick is a tick without a message. Before the first message ever,
+// tick time all but stands still (1 ns a tick, so that it still
+// increases): how long a robot waited for its server is wall time, which
+// must not become simulation time (a run would then depend on the
+// machine's load, and "after 3 s" could come before any message).
 func (b *Backend) idleTick(now time.Time) hal.Tick {
 	b.seq++
-	b.last += b.period
+	if b.everLive {
+		b.last += b.period
+	} else {
+		b.last++
+	}
 	b.lastWall = now
 	b.a.markStale()
 	return hal.Tick{Seq: b.seq, Time: b.last, Period: b.period, Connected: false}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -611,8 +612,8 @@ func checkContinuous(t *testing.T, ticks []hal.Tick, prev hal.Tick) {
 // TestClockContinuesAcrossServerClocks covers servers whose clock does not
 // start where the robot's does: a sync-mode server that ran for minutes
 // before the robot connected, and one that restarts at 0. Tick time steps
-// by one cycle at every tick in both, including the idle ticks before the
-// first message and those while the server is down.
+// by one cycle at every tick in both from the first message on, the idle
+// ticks while the server is down included.
 func TestClockContinuesAcrossServerClocks(t *testing.T) {
 	msgs := connectMessages(t)
 	t.Run("server clock at minutes", func(t *testing.T) {
@@ -638,7 +639,16 @@ func TestClockContinuesAcrossServerClocks(t *testing.T) {
 		if len(ticks) < 32 {
 			t.Fatalf("the first message came on tick %d: want idle ticks before it", first.Seq)
 		}
-		checkContinuous(t, ticks, hal.Tick{})
+		// Before the first message tick time all but stands still
+		// (waiting is not simulation time: 1 ns a tick); from it on it
+		// steps by one cycle.
+		k := slices.IndexFunc(ticks, func(tk hal.Tick) bool { return tk.Connected })
+		for i, tk := range ticks[:k] {
+			if tk.Time != time.Duration(i+1) {
+				t.Fatalf("idle tick %+v before the first message: want time %v", tk, time.Duration(i+1))
+			}
+		}
+		checkContinuous(t, ticks[k:], ticks[k-1])
 		if first.Time > 5*time.Second {
 			t.Errorf("first connected tick at %v: the server's clock leaked into tick time", first.Time)
 		}
@@ -699,6 +709,23 @@ func TestTimeBase(t *testing.T) {
 	for i, st := range steps {
 		if got := tb.offset(st.sim, st.next); got != st.want {
 			t.Errorf("step %d: offset(%v, %v) = %v, want %v", i, st.sim, st.next, got, st.want)
+		}
+	}
+}
+
+// TestTimeBaseFixed: a fixed offset is taken by every robot whose clock it
+// does not take backwards, so tick time is the server's time (+ offset)
+// however long a robot idled before its first message.
+func TestTimeBaseFixed(t *testing.T) {
+	var tb TimeBase
+	tb.Fix(0)
+	for _, st := range []struct{ sim, next, want time.Duration }{
+		{2 * time.Second, 10 * time.Millisecond, 0},
+		{2 * time.Second, 1500 * time.Millisecond, 0}, // idled 1.5 s: still the server's time
+		{5 * time.Second, 20 * time.Millisecond, 0},
+	} {
+		if got := tb.offset(st.sim, st.next); got != st.want {
+			t.Errorf("offset(%v, %v) = %v, want %v", st.sim, st.next, got, st.want)
 		}
 	}
 }

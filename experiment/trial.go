@@ -117,7 +117,7 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 			}
 		}()
 	}
-	w, err := simrun.Start(ctx, simrun.Options{Target: target, Log: e.simLog})
+	w, err := simrun.Start(ctx, simrun.Options{Target: target, Log: e.simLog, KeepPlayMode: true}) // set below, in a known cycle
 	if err != nil {
 		return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
 	}

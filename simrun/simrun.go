@@ -77,6 +77,10 @@ type Options struct {
 	Target *Target
 	// Log receives the simulator's and the robots' logs; nil discards.
 	Log *slog.Logger
+	// KeepPlayMode leaves an attached server's play mode as it is, for a
+	// caller that sets it itself in a cycle of its choosing (Start
+	// otherwise sets BeforeKickOff, see there).
+	KeepPlayMode bool
 }
 
 // World is a running simulation: a server (embedded or attached) and the
@@ -156,7 +160,7 @@ func Start(ctx context.Context, opt Options) (*World, error) {
 	// a real server in PlayOn. The embedded simulator starts in
 	// BeforeKickOff; a command to it now would land in whichever cycle
 	// it is taken, which a reproducible run must not depend on.
-	if w.embedded == nil {
+	if w.embedded == nil && !opt.KeepPlayMode {
 		if err := tr.PlayMode("BeforeKickOff"); err != nil {
 			w.Close()
 			return nil, err

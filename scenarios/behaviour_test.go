@@ -222,10 +222,10 @@ var thesisBalls = []hal.Vec2{
 }
 
 // findBallPositions are the thesis positions (1-based) the scenario test
-// runs: one in the opponent half (1), one in the own half (8) and a corner
-// (6). The find-ball campaign (cmd/findball) runs all ten, ten times each,
-// for both strategies.
-var findBallPositions = []int{1, 6, 8}
+// runs: the own half's corner (6), its penalty area (8) and its goal line
+// (10), the quick ones. The find-ball campaign (cmd/findball) runs all
+// ten, ten times each, for both strategies.
+var findBallPositions = []int{6, 8, 10}
 
 // TestFindBall2017: three robots start at the thesis' start positions
 // (table 5.1) with the ball at one of table 5.2's positions, out of their

@@ -37,8 +37,8 @@ func track(t *testing.T, h *harness, w *world, in *input, d, skip time.Duration)
 func onCircle() hal.Pose2 { return hal.Pose2{X: -1.5, Heading: hal.Radians(-math.Pi / 2)} }
 
 // trackTime is how long the robot walks round the centre circle: about
-// two thirds of a lap at the walk's speed.
-const trackTime = 30 * time.Second
+// half a lap at the walk's speed.
+const trackTime = 20 * time.Second
 
 func TestLocalisationTracksWalkAroundCentreCircle(t *testing.T) {
 	tests := []struct {
@@ -185,11 +185,11 @@ func TestLocalisationSymmetricStart(t *testing.T) {
 		walkTime time.Duration
 	}{
 		// With the posts' IDs the symmetry is broken even without prior.
-		{"posts with IDs, prior: whole field", true, false, 30 * time.Second},
-		{"posts with IDs, prior: own half", true, true, 30 * time.Second},
+		{"posts with IDs, prior: whole field", true, false, 20 * time.Second},
+		{"posts with IDs, prior: own half", true, true, 20 * time.Second},
 		// Without IDs the prior (own half at the start) and the history
 		// carry the robot across the halfway line and round the circle.
-		{"posts without IDs, prior: own half", false, true, 60 * time.Second},
+		{"posts without IDs, prior: own half", false, true, 40 * time.Second},
 	}
 	for _, tc := range tests {
 		for seed := uint64(21); seed < 23; seed++ {

@@ -55,7 +55,7 @@ type simHinge struct {
 	child, parent string
 	anchor        [3]float64 // right side, build frame
 	axisR, axisL  [3]float64
-	limR, limL    [2]float64 // degrees, lo and hi as written
+	limR, limL    [2]float64   // degrees, lo and hi as written
 	joint         [2]hal.Joint // right, left (the head's are the same)
 	sign          float64      // model angle → HAL angle
 }

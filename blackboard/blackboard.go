@@ -324,6 +324,10 @@ func lookup[T any](b *Board, k Key[T]) (*entryOf[T], error) {
 	return e, nil
 }
 
+// Plain checks that t is a plain value type (see the package doc), as
+// every entry's type is: the value codec of recordings relies on it.
+func Plain(t reflect.Type) error { return plain(t, t.String()) }
+
 // plain checks that t is a plain value type (see the package doc).
 func plain(t reflect.Type, path string) error {
 	switch t.Kind() {

@@ -1,0 +1,120 @@
+package vision
+
+import (
+	"math"
+	"slices"
+)
+
+// fieldBoundary finds, per vertical scan line, the top of the field: the
+// row above which field pixels stop outnumbering the rest (scanning from
+// the bottom, field counts +1 per pixel, other −1, white enclosed by field
+// 0, other white −1; the boundary is where that sum peaks). The columns'
+// rows are median-filtered over five columns and the boundary is their
+// upper envelope (a field seen from inside is a convex polygon, whose
+// edges stay straight in the image; occlusions only lower single columns).
+func (p *Pipeline) fieldBoundary() {
+	n := len(p.cols)
+	p.boundU = p.boundU[:n]
+	p.boundV = p.boundV[:n]
+	for ci := range n {
+		p.boundU[ci] = float64(p.cols[ci])
+		p.rawBoundary[ci] = math.NaN()
+		rs := p.vruns[p.colStart[ci]:p.colEnd[ci]]
+		score, best, fieldPx := 0, math.MinInt, 0
+		for i, r := range rs {
+			l := int(r.len())
+			switch r.cls {
+			case clsField:
+				score += l
+				fieldPx += l
+			case clsWhite:
+				enclosed := i > 0 && i+1 < len(rs) && rs[i-1].cls == clsField && rs[i+1].cls == clsField
+				if !enclosed {
+					score -= l
+				}
+			default:
+				score -= l
+			}
+			if r.cls == clsField && score > best && l >= 2 {
+				best = score
+				p.rawBoundary[ci] = float64(r.a)
+			}
+		}
+		// A column whose field pixels do not even make 4 px has no field.
+		if fieldPx < 4 {
+			p.rawBoundary[ci] = math.NaN()
+		}
+	}
+	// Median of five, ignoring columns without field.
+	for ci := range n {
+		k := 0
+		for j := ci - 2; j <= ci+2; j++ {
+			if j >= 0 && j < n && !math.IsNaN(p.rawBoundary[j]) {
+				p.medBuf[k] = p.rawBoundary[j]
+				k++
+			}
+		}
+		if k == 0 || math.IsNaN(p.rawBoundary[ci]) {
+			p.boundV[ci] = math.NaN()
+			continue
+		}
+		m := p.medBuf[:k]
+		slices.Sort(m)
+		p.boundV[ci] = m[k/2]
+	}
+	// Upper envelope (smallest rows) by the monotone chain.
+	p.hullIdx = p.hullIdx[:0]
+	for ci := range n {
+		if math.IsNaN(p.boundV[ci]) {
+			continue
+		}
+		for len(p.hullIdx) >= 2 {
+			a, b := p.hullIdx[len(p.hullIdx)-2], p.hullIdx[len(p.hullIdx)-1]
+			ax, ay := p.boundU[a], p.boundV[a]
+			bx, by := p.boundU[b], p.boundV[b]
+			cx, cy := p.boundU[ci], p.boundV[ci]
+			// b lies on or below the chord a–c (larger row): drop it.
+			cross := (bx-ax)*(cy-ay) - (by-ay)*(cx-ax)
+			if cross <= 0 {
+				p.hullIdx = p.hullIdx[:len(p.hullIdx)-1]
+				continue
+			}
+			break
+		}
+		p.hullIdx = append(p.hullIdx, int32(ci))
+	}
+	if len(p.hullIdx) == 0 {
+		for ci := range n {
+			p.boundV[ci] = float64(p.h)
+		}
+		p.res.BoundaryU, p.res.BoundaryV = p.boundU, p.boundV
+		return
+	}
+	k := 0
+	for ci := range n {
+		for k+1 < len(p.hullIdx) && int(p.hullIdx[k+1]) <= ci {
+			k++
+		}
+		a := p.hullIdx[k]
+		switch {
+		case ci <= int(p.hullIdx[0]):
+			p.boundV[ci] = p.boundV[p.hullIdx[0]]
+		case k+1 >= len(p.hullIdx):
+			p.boundV[ci] = p.boundV[a]
+		default:
+			b := p.hullIdx[k+1]
+			t := (p.boundU[ci] - p.boundU[a]) / (p.boundU[b] - p.boundU[a])
+			p.boundV[ci] = p.boundV[a] + t*(p.boundV[b]-p.boundV[a])
+		}
+	}
+	p.res.BoundaryU, p.res.BoundaryV = p.boundU, p.boundV
+}
+
+// boundaryAt is the boundary row at column u.
+func (p *Pipeline) boundaryAt(u float64) float64 {
+	v, ok := p.res.BoundaryAt(u)
+	if !ok {
+		return float64(p.h)
+	}
+	return v
+}

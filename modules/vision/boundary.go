@@ -83,6 +83,27 @@ func (p *Pipeline) fieldBoundary() {
 		}
 		p.hullIdx = append(p.hullIdx, int32(ci))
 	}
+	// An end edge that few columns support (a dark image corner, a robot
+	// at the image's edge) is replaced by the next edge's extension.
+	if h := len(p.hullIdx); h >= 3 && !p.edgeSupported(p.hullIdx[0], p.hullIdx[1]) {
+		p.hullIdx = p.hullIdx[1:]
+	}
+	if h := len(p.hullIdx); h >= 3 && !p.edgeSupported(p.hullIdx[h-2], p.hullIdx[h-1]) {
+		p.hullIdx = p.hullIdx[:h-1]
+	}
+	if len(p.hullIdx) >= 2 {
+		n0, n1 := p.hullIdx[0], p.hullIdx[1]
+		slope := (p.boundV[n1] - p.boundV[n0]) / (p.boundU[n1] - p.boundU[n0])
+		for ci := range int(n0) {
+			p.boundV[ci] = p.boundV[n0] + slope*(p.boundU[ci]-p.boundU[n0])
+		}
+		h := len(p.hullIdx)
+		m0, m1 := p.hullIdx[h-2], p.hullIdx[h-1]
+		slope = (p.boundV[m1] - p.boundV[m0]) / (p.boundU[m1] - p.boundU[m0])
+		for ci := int(m1) + 1; ci < n; ci++ {
+			p.boundV[ci] = p.boundV[m1] + slope*(p.boundU[ci]-p.boundU[m1])
+		}
+	}
 	if len(p.hullIdx) == 0 {
 		for ci := range n {
 			p.boundV[ci] = float64(p.h)
@@ -97,10 +118,8 @@ func (p *Pipeline) fieldBoundary() {
 		}
 		a := p.hullIdx[k]
 		switch {
-		case ci <= int(p.hullIdx[0]):
-			p.boundV[ci] = p.boundV[p.hullIdx[0]]
-		case k+1 >= len(p.hullIdx):
-			p.boundV[ci] = p.boundV[a]
+		case ci <= int(p.hullIdx[0]) || k+1 >= len(p.hullIdx):
+			// Extrapolated above, or a hull vertex.
 		default:
 			b := p.hullIdx[k+1]
 			t := (p.boundU[ci] - p.boundU[a]) / (p.boundU[b] - p.boundU[a])
@@ -108,6 +127,26 @@ func (p *Pipeline) fieldBoundary() {
 		}
 	}
 	p.res.BoundaryU, p.res.BoundaryV = p.boundU, p.boundV
+}
+
+// edgeSupported reports whether at least half the columns from hull
+// vertex a to b have their (median-filtered) boundary within 6 px of the
+// edge.
+func (p *Pipeline) edgeSupported(a, b int32) bool {
+	n, k := 0, 0
+	for ci := a; ci <= b; ci++ {
+		v := p.boundV[ci]
+		if math.IsNaN(v) {
+			continue
+		}
+		t := (p.boundU[ci] - p.boundU[a]) / (p.boundU[b] - p.boundU[a])
+		e := p.boundV[a] + t*(p.boundV[b]-p.boundV[a])
+		n++
+		if math.Abs(v-e) <= 6 {
+			k++
+		}
+	}
+	return 2*k >= n
 }
 
 // boundaryAt is the boundary row at column u.

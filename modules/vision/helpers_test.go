@@ -58,7 +58,7 @@ type labels struct {
 		Ball []struct {
 			CX, CY, R float64
 		} `json:"ball"`
-		Boundary [][3]float64 `json:"field_boundary"` // u, v_min, v_max
+		Boundary [][2]float64 `json:"field_boundary"` // u, v
 		Camera   struct {
 			HFOVDeg, HeightM, PitchDeg, RollDeg float64
 		} `json:"camera_estimate"`

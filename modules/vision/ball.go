@@ -232,7 +232,7 @@ func (p *Pipeline) classifyPatch(cx, cy, r float64) (float64, bool) {
 			dv := (float64(j)+0.5)/N*2*half - half
 			ui, vi := int(cx+du+0.5), int(cy+dv+0.5)
 			k := j*N + i
-			rho := math.Hypot(du, dv) / r
+			rho := math.Sqrt(du*du+dv*dv) / r
 			if ui < 0 || vi < 0 || ui >= p.w || vi >= p.h {
 				p.patchY[k], p.patchC[k] = 0, 255
 				if rho > 1.15 {

@@ -149,11 +149,22 @@ func (p *Pipeline) edgeSupported(a, b int32) bool {
 	return 2*k >= n
 }
 
-// boundaryAt is the boundary row at column u.
+// boundaryAt is the boundary row at column u (the scan lines are evenly
+// spaced: no search).
 func (p *Pipeline) boundaryAt(u float64) float64 {
-	v, ok := p.res.BoundaryAt(u)
-	if !ok {
+	n := len(p.boundU)
+	if n == 0 {
 		return float64(p.h)
 	}
-	return v
+	cs := float64(p.cfg.ColumnSpacing)
+	f := (u - p.boundU[0]) / cs
+	switch {
+	case !(f > 0):
+		return p.boundV[0]
+	case f >= float64(n-1):
+		return p.boundV[n-1]
+	}
+	i := int(f)
+	t := f - float64(i)
+	return p.boundV[i] + t*(p.boundV[i+1]-p.boundV[i])
 }

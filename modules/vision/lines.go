@@ -52,7 +52,7 @@ func (p *Pipeline) addLinePoint(u0, v0, u1, v1 float64, vert bool) {
 	if wg > 4*float64(p.cfg.LineWidth)+0.01*d {
 		return
 	}
-	p.points = append(p.points, linePoint{x: x, y: y, d: d, u: uc, v: vc, vert: vert})
+	p.points = append(p.points, linePoint{x: x, y: y, d: d, u: uc, v: vc, vert: vert, tol: p.tol(d)})
 }
 
 // collectLinePoints turns white runs enclosed by field into line points.
@@ -225,7 +225,8 @@ func (p *Pipeline) circleInliers(cx, cy, R float64) int {
 	k := 0
 	for i := range p.points {
 		q := &p.points[i]
-		if math.Abs(math.Hypot(q.x-cx, q.y-cy)-R) <= p.tol(q.d) {
+		dx, dy := q.x-cx, q.y-cy
+		if math.Abs(math.Sqrt(dx*dx+dy*dy)-R) <= q.tol {
 			k++
 		}
 	}
@@ -286,7 +287,7 @@ func (p *Pipeline) findLines() {
 			k := 0
 			for _, id := range p.idxBuf {
 				q := &p.points[id]
-				if math.Abs((q.x-a.x)*nx+(q.y-a.y)*ny) <= p.tol(q.d) {
+				if math.Abs((q.x-a.x)*nx+(q.y-a.y)*ny) <= q.tol {
 					k++
 				}
 			}

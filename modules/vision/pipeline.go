@@ -27,6 +27,7 @@ func (r run) len() int32 { return r.b - r.a + 1 }
 type linePoint struct {
 	x, y, d float64
 	u, v    float64
+	tol     float64 // inlier distance at this point's distance
 	used    bool
 	vert    bool
 }

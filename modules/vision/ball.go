@@ -40,6 +40,16 @@ func (p *Pipeline) findBalls() {
 			}
 			vc := (top + bot) / 2
 			r := p.expectedRadius(u, vc)
+			if top < bnd-1 {
+				// The stretch runs on beyond the field: a ball at the
+				// boundary, its top against the background.
+				r = p.expectedRadius(u, bot)
+				if bot-bnd < 0.8*r {
+					continue
+				}
+				top = math.Max(top, bot-2*r)
+				vc = (top + bot) / 2
+			}
 			if r < 1.5 {
 				continue
 			}
@@ -94,39 +104,14 @@ func (p *Pipeline) addCand(c ballCand) {
 // checkBall fits a circle to the field edges seen from the candidate's
 // centre on 32 rays and classifies the patch it encloses.
 func (p *Pipeline) checkBall(c ballCand) (Ball, bool) {
-	n, lost := 0, 0
-	maxR := 2.2 * c.r
-	for k := range 32 {
-		s, co := math.Sincos(float64(k) * 2 * math.Pi / 32)
-		if s > -0.2 {
-			// Rays pointing down end in the ball's shadow: the edge is fitted
-			// on the upper half.
-			continue
-		}
-		prevField := false
-		found := false
-		for t := 0.3 * c.r; t <= maxR; t++ {
-			u, v := c.u+t*co, c.v+t*s
-			ui, vi := int(u+0.5), int(v+0.5)
-			if ui < 0 || vi < 0 || ui >= p.w || vi >= p.h {
-				found = true // the image's edge: no evidence either way
-				break
-			}
-			if p.classify(ui, vi) == clsField {
-				if prevField {
-					p.edgeX[n], p.edgeY[n] = c.u+(t-1.5)*co, c.v+(t-1.5)*s
-					n++
-					found = true
-					break
-				}
-				prevField = true
-			} else {
-				prevField = false
-			}
-		}
-		if !found {
-			lost++
-		}
+	// Rays pointing down end in the ball's shadow: the edge is fitted on
+	// the upper half. A ball in front of the field boundary has no field
+	// above it; then the lower rays are used too.
+	n, lost, beyond := p.edgeRays(c, true, 0)
+	if beyond >= 3 {
+		var l2 int
+		n, l2, _ = p.edgeRays(c, false, n)
+		lost += l2
 	}
 	// A ball stands on the field: field surrounds it except where a
 	// robot or a line touches it (a line seen along its length fails).
@@ -177,6 +162,51 @@ func (p *Pipeline) checkBall(c ballCand) (Ball, bool) {
 		return Ball{}, false
 	}
 	return Ball{U: cx, V: cy, Radius: r, Pos: pos, Score: score}, true
+}
+
+// edgeRays scans rays from the candidate's centre (the upper ones, or the
+// others) for the first two field pixels in a row, appending edge points
+// after the first n. lost counts rays that found no field within 2.2
+// radii, beyond those that left the field (crossed its boundary); rays
+// that leave the image count as neither.
+func (p *Pipeline) edgeRays(c ballCand, upper bool, n int) (int, int, int) {
+	lost, beyond := 0, 0
+	maxR := 2.2 * c.r
+	for k := range 32 {
+		s, co := math.Sincos(float64(k) * 2 * math.Pi / 32)
+		if (s <= -0.2) != upper {
+			continue
+		}
+		prevField, found := false, false
+		for t := 0.3 * c.r; t <= maxR; t++ {
+			u, v := c.u+t*co, c.v+t*s
+			ui, vi := int(u+0.5), int(v+0.5)
+			if ui < 0 || vi < 0 || ui >= p.w || vi >= p.h {
+				found = true
+				break
+			}
+			if v < p.boundaryAt(u)-1 {
+				found = true
+				beyond++
+				break
+			}
+			if p.classify(ui, vi) == clsField {
+				if prevField {
+					p.edgeX[n], p.edgeY[n] = c.u+(t-1.5)*co, c.v+(t-1.5)*s
+					n++
+					found = true
+					break
+				}
+				prevField = true
+			} else {
+				prevField = false
+			}
+		}
+		if !found {
+			lost++
+		}
+	}
+	return n, lost, beyond
 }
 
 // fitCircle is the algebraic (Kåsa) least-squares circle through the
@@ -262,6 +292,9 @@ func (p *Pipeline) classifyPatch(cx, cy, r float64) (float64, bool) {
 					coreN++
 				}
 			case rho > 1.15:
+				if float64(vi) < p.boundaryAt(float64(ui))-1 {
+					break // beyond the field: no evidence
+				}
 				ringN++
 				if cls == clsField {
 					ringField++

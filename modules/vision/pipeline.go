@@ -52,7 +52,8 @@ type Pipeline struct {
 	perpMax       float64 // most chroma distance across that axis
 	whiteY        int     // least luma of white
 	// greenMin and perpMax per luma: chroma shrinks with brightness, so
-	// darker field (vignetting, shadows) needs less of it (down to 30 %).
+	// darker field (vignetting, shadows) needs less of it, down to 45 % of
+	// the field's luma; darker is never field.
 	greenMinY, perpMaxY [256]float64
 
 	// per row: projected ball radius and line height, px; 0 above horizon
@@ -354,8 +355,13 @@ func (p *Pipeline) estimateField() bool {
 	p.perpMax = math.Max(3*perpStd, 0.6*p.gnorm) * p.gnorm
 	p.whiteY = int(math.Ceil(p.fy + math.Max(p.cfg.MinWhiteContrast, 2.5*ystd)))
 	for y := range 256 {
-		k := math.Max(0.3, math.Min(1, float64(y)/p.fy))
+		k := math.Min(1, float64(y)/p.fy)
 		p.greenMinY[y], p.perpMaxY[y] = k*p.greenMin, k*p.perpMax
+		if k < 0.45 {
+			// Far darker than the field: a black ball patch whose pixel
+			// pair shares its chroma with the carpet beside it.
+			p.greenMinY[y], p.perpMaxY[y] = math.Inf(1), 0
+		}
 	}
 	return true
 }

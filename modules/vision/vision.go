@@ -143,7 +143,7 @@ func DefaultConfig() Config {
 		LineToleranceSlope: 0.025,
 		MinCirclePoints:    8,
 		BallSizeTolerance:  0.45,
-		MaxBallCandidates:  32,
+		MaxBallCandidates:  64,
 		PixelSigma:         1.5,
 	}
 }
@@ -243,7 +243,7 @@ func (c Config) Validate() error {
 // Fixed bounds of the per-frame results.
 const (
 	maxLines          = 16
-	maxBallCandidates = 64
+	maxBallCandidates = 128
 	maxBalls          = 4
 	maxIntersections  = 16
 	maxMarks          = 4

@@ -1,0 +1,113 @@
+package vision
+
+import (
+	"flag"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/modules/vision/visiontest"
+)
+
+var campaignFrames = flag.Int("vision.frames", 0, "frames of the ball campaign (TestBallCampaign); 0 skips it")
+
+// TestBallCampaign measures ball recall, false balls and position error
+// over random synthetic frames: robot anywhere on the field, the ball on
+// the field 0.3 to 6 m ahead within the view, the head pitched to look at it (as a
+// robot tracking the ball does), light 0.6–1.3, luma noise 2–8, an
+// obstacle robot beside the ball's line of sight in a third of the frames,
+// no ball in a fifth. It takes about 0.1 s per frame, so it runs only
+// when asked: go test ./modules/vision -run BallCampaign -vision.frames=1000
+func TestBallCampaign(t *testing.T) {
+	n := *campaignFrames
+	if n <= 0 {
+		t.Skip("long measurement: set -vision.frames=N")
+	}
+	rng := rand.New(rand.NewPCG(20, 26))
+	p := mustNew(t)
+	var near, nearHit, far, farHit, falseBalls, noBall, badPos int
+	var errs []float64
+	for i := 0; i < n; {
+		pose := hal.Pose2{X: hal.Metres(rng.Float64()*8 - 4), Y: hal.Metres(rng.Float64()*5 - 2.5), Heading: hal.Radians(rng.Float64()*2*math.Pi - math.Pi)}
+		d := 0.3 + rng.Float64()*5.7
+		bearing := (rng.Float64()*2 - 1) * deg(22)
+		s, c := math.Sincos(float64(pose.Heading) + bearing)
+		ball := hal.Vec2{X: float64(pose.X) + d*c, Y: float64(pose.Y) + d*s}
+		if math.Abs(ball.X) > 4.5 || math.Abs(ball.Y) > 3 {
+			// The ball stays on the field: draw again.
+			continue
+		}
+		withBall := rng.Float64() >= 0.2
+		sc := visiontest.Scene{Robot: pose, Ball: ball, BallVisible: withBall,
+			Light: 0.6 + rng.Float64()*0.7, Noise: 2 + rng.Float64()*6, Seed: uint64(i)}
+		if rng.Float64() < 1.0/3 {
+			// A robot 0.3–0.5 m beside the line of sight, at the ball's
+			// distance or nearer.
+			od := d * (0.5 + rng.Float64()*0.5)
+			side := 0.3 + rng.Float64()*0.2
+			if rng.IntN(2) == 0 {
+				side = -side
+			}
+			sc.Obstacles = []hal.Vec2{{X: float64(pose.X) + od*c - side*s, Y: float64(pose.Y) + od*s + side*c}}
+		}
+		pitch := math.Max(deg(5), math.Min(deg(45), math.Atan2(0.45, d))) + (rng.Float64()*2-1)*deg(3)
+		img, cam := scene(sc, 0, pitch)
+		i++
+		r, err := p.Process(img, cam, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := toRobot(pose, ball)
+		hit := false
+		for _, b := range r.Balls {
+			e := dist(b.Pos, want)
+			if withBall && e <= math.Max(0.1*d, 0.1) && !hit {
+				hit = true
+				errs = append(errs, e/d)
+				continue
+			}
+			if withBall && e <= 0.5 && !hit {
+				badPos++
+				hit = true
+				continue
+			}
+			falseBalls++
+		}
+		if withBall && !hit && testing.Verbose() {
+			u, v, _ := cam.PointToImage(want.X, want.Y, 0.05)
+			t.Logf("miss d=%.2f img (%.0f,%.0f) r_exp %.1f obst %v light %.2f noise %.1f pitch %.1f balls %+v", d, u, v, 598*0.05/math.Hypot(want.X, want.Y), len(sc.Obstacles) > 0, sc.Light, sc.Noise, pitch*180/math.Pi, r.Balls)
+		}
+		switch {
+		case !withBall:
+			noBall++
+		case d <= 4:
+			near++
+			if hit {
+				nearHit++
+			}
+		default:
+			far++
+			if hit {
+				farHit++
+			}
+		}
+	}
+	med, p95 := quantile(errs, 0.5), quantile(errs, 0.95)
+	t.Logf("frames %d: recall ≤4 m %d/%d = %.1f %%, 4–6 m %d/%d = %.1f %%; false balls %d (%.2f per 100 frames); ball found but >10 %% off: %d; error/distance median %.3f, 95th %.3f; %d frames without ball",
+		n, nearHit, near, 100*float64(nearHit)/float64(max(near, 1)), farHit, far, 100*float64(farHit)/float64(max(far, 1)),
+		falseBalls, 100*float64(falseBalls)/float64(n), badPos, med, p95, noBall)
+}
+
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), xs...)
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	return s[int(q*float64(len(s)-1))]
+}

@@ -413,6 +413,11 @@ func (p *Pipeline) findIntersections() {
 			endA := sa < margin || sa > la-margin
 			endB := sb < margin || sb > lb-margin
 			pos := hal.Vec2{X: a.A.X + s*ax, Y: a.A.Y + s*ay}
+			// An end where the view ends (image border, field boundary,
+			// an obstacle) may not be the line's: the kind is unknown.
+			if (endA && p.openEnd(a, pos)) || (endB && p.openEnd(b, pos)) {
+				continue
+			}
 			var in Intersection
 			in.Pos = pos
 			// Unit directions from the intersection along each segment, to
@@ -450,6 +455,41 @@ func (p *Pipeline) findIntersections() {
 			}
 		}
 	}
+}
+
+// openEnd reports whether the end of s nearer to pos is where the view
+// ends rather than the line: near the image's border, the field boundary
+// or an obstacle.
+func (p *Pipeline) openEnd(s Segment, pos hal.Vec2) bool {
+	e := s.A
+	if math.Hypot(s.B.X-pos.X, s.B.Y-pos.Y) < math.Hypot(s.A.X-pos.X, s.A.Y-pos.Y) {
+		e = s.B
+	}
+	// Beyond the end by the intersection margin: is that still in view?
+	dx, dy := e.X-pos.X, e.Y-pos.Y
+	if d := math.Hypot(dx, dy); d > 1e-6 {
+		e = hal.Vec2{X: e.X + 0.3*dx/d, Y: e.Y + 0.3*dy/d}
+	} else {
+		ox, oy := farDir(s, pos)
+		e = hal.Vec2{X: e.X - 0.3*ox, Y: e.Y - 0.3*oy}
+	}
+	u, v, ok := p.proj.GroundToImage(e.X, e.Y)
+	if !ok || !finite(u, v) {
+		return true
+	}
+	const m = 4
+	if u < m || v < m || u > float64(p.w-1-m) || v > float64(p.h-1-m) {
+		return true
+	}
+	if v < p.boundaryAt(u)+m {
+		return true
+	}
+	for _, o := range p.res.Obstacles {
+		if u >= float64(o.U0-8) && u <= float64(o.U1+8) && v <= float64(o.V)+8 {
+			return true
+		}
+	}
+	return false
 }
 
 func b2(s Segment) (float64, float64) { return s.B.X - s.A.X, s.B.Y - s.A.Y }

@@ -188,10 +188,16 @@ func TestIntersectionKinds(t *testing.T) {
 		{"X", seg(0, -1, 2, 1), seg(0, 1, 2, -1), hal.ObjXCrossing, hal.Vec2{X: 1}},
 		{"parallel", seg(0, 0, 2, 0), seg(0, 1, 2, 1), hal.ObjNone, hal.Vec2{}},
 		{"apart", seg(0, 0, 1, 0), seg(2, 1, 2, 3), hal.ObjNone, hal.Vec2{}},
+		{"corner at the image border", seg(6, 0, 4, 0), seg(6, 0, 6, 2), hal.ObjNone, hal.Vec2{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := mustNew(t)
+			// A camera 6 m up looking straight down sees all of it; the field
+			// boundary is the image's top.
+			p.w, p.h = 640, 480
+			p.proj = visiontest.NewPinhole(640, 480, deg(90), [3]float64{1.5, 0, 6}, 0, deg(90), 0)
+			p.boundU, p.boundV = append(p.boundU[:0], 0, 640), append(p.boundV[:0], 0, 0)
 			p.res = Result{Lines: append(p.lines[:0], tc.a, tc.b), Intersections: p.inters[:0]}
 			p.findIntersections()
 			if tc.kind == hal.ObjNone {

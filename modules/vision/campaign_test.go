@@ -19,7 +19,7 @@ var campaignFrames = flag.Int("vision.frames", 0, "frames of the ball campaign (
 // robot tracking the ball does), light 0.6–1.3, luma noise 2–8, an
 // obstacle robot beside the ball's line of sight in a third of the frames,
 // no ball in a fifth. It takes about 0.1 s per frame, so it runs only
-// when asked: go test ./modules/vision -run BallCampaign -vision.frames=1000
+// when asked: go test ./modules/vision -run BallCampaign -v -args -vision.frames=300
 func TestBallCampaign(t *testing.T) {
 	n := *campaignFrames
 	if n <= 0 {

@@ -2,6 +2,8 @@ package vision
 
 import (
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"syscall"
@@ -40,19 +42,40 @@ func TestProcessDoesNotAllocate(t *testing.T) {
 }
 
 // TestMemory: a pipeline's buffers for 640×480 stay far below the 20 MB
-// budget.
+// budget; the resident set grows by about as much once frames ran.
 func TestMemory(t *testing.T) {
+	img, cam := benchFrame()
 	var a, b runtime.MemStats
 	runtime.GC()
+	rss0 := vmRSS()
 	runtime.ReadMemStats(&a)
 	p := mustNew(t)
 	runtime.ReadMemStats(&b)
+	for range 20 {
+		if _, err := p.Process(img, cam, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rss1 := vmRSS()
 	extra := b.TotalAlloc - a.TotalAlloc
-	t.Logf("pipeline buffers: %.2f MB", float64(extra)/1e6)
+	t.Logf("pipeline buffers: %.2f MB; resident set %+.2f MB after 20 frames", float64(extra)/1e6, float64(rss1-rss0)/1e6)
 	if extra > 20e6 {
 		t.Errorf("pipeline allocates %.1f MB, budget 20 MB", float64(extra)/1e6)
 	}
 	runtime.KeepAlive(p)
+}
+
+// vmRSS is the process's resident set, bytes (Linux /proc).
+func vmRSS() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	var size, res int64
+	if _, err := fmt.Sscan(string(b), &size, &res); err != nil {
+		return 0
+	}
+	return res * int64(os.Getpagesize())
 }
 
 func TestInputErrors(t *testing.T) {

@@ -370,7 +370,9 @@ func (p *Pipeline) fitSegment(i, j int) (Segment, bool) {
 	for _, id := range p.idxBuf {
 		q := &p.points[id]
 		t := (q.x-ox)*ex + (q.y-oy)*ey
-		if math.Abs(-(q.x-ox)*ey+(q.y-oy)*ex) <= p.tol(q.d) && t >= t0-1e-9 && t <= t1+1e-9 {
+		// Only the close inliers are spent: the points of a line meeting
+		// this one stay for it.
+		if math.Abs(-(q.x-ox)*ey+(q.y-oy)*ex) <= 0.6*q.tol && t >= t0-1e-9 && t <= t1+1e-9 {
 			q.used = true
 			marked++
 		}

@@ -460,7 +460,7 @@ func (p *Pipeline) scanColumn(u, top, bot int) {
 }
 
 // scanRows splits horizontal scan lines below the field boundary into
-// runs; their spacing is the ball's projected radius.
+// runs; their spacing is a third of the ball's projected radius.
 func (p *Pipeline) scanRows() {
 	p.rows = p.rows[:0]
 	p.hruns = p.hruns[:0]
@@ -506,7 +506,9 @@ func (p *Pipeline) scanRows() {
 			p.hruns = append(p.hruns, run{at: int32(v), a: int32(runL), b: int32(p.w - 1), cls: cls})
 		}
 		p.rowEnd[ri] = int32(len(p.hruns))
-		sp := int(math.Max(4, math.Min(32, r)))
+		// A third of the ball's radius: lines running away from the robot
+		// (steep in the image) get a point every few rows.
+		sp := int(math.Max(2, math.Min(16, r/3)))
 		v -= sp
 	}
 }

@@ -140,7 +140,7 @@ func DefaultConfig() Config {
 		MinLinePoints:      5,
 		MinLineLength:      0.3,
 		LineTolerance:      0.04,
-		LineToleranceSlope: 0.025,
+		LineToleranceSlope: 0.015,
 		MinCirclePoints:    8,
 		BallSizeTolerance:  0.45,
 		MaxBallCandidates:  64,

@@ -40,6 +40,9 @@ func (p *Pipeline) findBalls() {
 			}
 			vc := (top + bot) / 2
 			r := p.expectedRadius(u, vc)
+			if r > p.maxBallRadius() {
+				continue
+			}
 			if top < bnd-1 {
 				// The stretch runs on beyond the field: a ball at the
 				// boundary, its top against the background.
@@ -50,7 +53,7 @@ func (p *Pipeline) findBalls() {
 				top = math.Max(top, bot-2*r)
 				vc = (top + bot) / 2
 			}
-			if r < 1.5 {
+			if r < 1.5 || r > p.maxBallRadius() {
 				continue
 			}
 			l := bot - top + 1
@@ -83,6 +86,10 @@ func (p *Pipeline) findBalls() {
 		}
 	}
 }
+
+// maxBallRadius is the largest ball radius looked for: a quarter of the
+// image's height.
+func (p *Pipeline) maxBallRadius() float64 { return float64(p.h) / 4 }
 
 // addCand keeps a candidate unless one within its radius was longer.
 func (p *Pipeline) addCand(c ballCand) {
@@ -150,7 +157,7 @@ func (p *Pipeline) checkBall(c ballCand) (Ball, bool) {
 	}
 	er := p.expectedRadius(cx, cy)
 	tol := p.cfg.BallSizeTolerance
-	if er < 1.5 || r < er*(1-tol) || r > er*(1+tol) {
+	if er < 1.5 || er > p.maxBallRadius() || r < er*(1-tol) || r > er*(1+tol) {
 		return Ball{}, false
 	}
 	score, ok := p.classifyPatch(cx, cy, r)

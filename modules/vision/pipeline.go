@@ -277,9 +277,10 @@ func (p *Pipeline) estimateField() bool {
 	p.samples = p.samples[:0]
 	st := p.cfg.FieldSampleStep
 	for u := st / 2; u < p.w; u += st {
-		top := int(math.Max(0, math.Ceil(p.proj.HorizonY(float64(u)))+1))
-		if !finite(p.proj.HorizonY(float64(u))) {
-			top = 0
+		hz := p.proj.HorizonY(float64(u))
+		top := 0
+		if finite(hz) && hz > 0 {
+			top = int(math.Ceil(math.Min(hz, float64(p.h)))) + 1
 		}
 		for v := p.h - 1 - st/2; v >= top; v -= st {
 			y, cu, cv := p.pix(u, v)
@@ -389,7 +390,7 @@ func (p *Pipeline) scanColumns() {
 		hz := p.proj.HorizonY(float64(u))
 		top := 0
 		if finite(hz) && hz > 0 {
-			top = int(math.Ceil(hz)) + 1
+			top = int(math.Ceil(math.Min(hz, float64(p.h)))) + 1
 		}
 		if top > p.h-1 {
 			top = p.h
@@ -467,6 +468,9 @@ func (p *Pipeline) scanRows() {
 	minB := float64(p.h)
 	for _, b := range p.boundV {
 		minB = math.Min(minB, b)
+	}
+	if !(minB >= 0) {
+		minB = 0
 	}
 	for v := p.h - 1 - 2; v > int(minB); {
 		r := float64(p.ballR[v])

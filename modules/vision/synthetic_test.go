@@ -242,3 +242,28 @@ func mustNew(t testing.TB) *Pipeline {
 	}
 	return p
 }
+
+// TestUncertaintyGrowsWithDistance: a ball's one-sigma distance error
+// follows the projection: a pixel covers more ground further away.
+func TestUncertaintyGrowsWithDistance(t *testing.T) {
+	p := mustNew(t)
+	prev := 0.0
+	for _, d := range []float64{0.8, 1.5, 3, 5} {
+		pose := hal.Pose2{X: -3}
+		img, cam := scene(visiontest.Scene{Robot: pose, Ball: hal.Vec2{X: -3 + d, Y: 0.4}, BallVisible: true, Seed: 5}, 0, math.Atan2(0.45, d))
+		var out hal.Vision
+		if _, err := p.Process(img, cam, &out); err != nil {
+			t.Fatal(err)
+		}
+		var sd float64
+		for i := range out.N {
+			if out.Obs[i].Kind == hal.ObjBall {
+				sd = float64(out.Obs[i].DistanceSigma)
+			}
+		}
+		if sd <= prev || sd > 0.25*d {
+			t.Errorf("d=%g m: distance sigma %.3f m (previous %.3f)", d, sd, prev)
+		}
+		prev = sd
+	}
+}

@@ -381,7 +381,45 @@ func (p *Pipeline) fitSegment(i, j int) (Segment, bool) {
 	// that the loop ends.
 	a.used, b.used = true, true
 	seg := Segment{A: hal.Vec2{X: ox + t0*ex, Y: oy + t0*ey}, B: hal.Vec2{X: ox + t1*ex, Y: oy + t1*ey}, Inliers: be - bs}
+	if p.curved(ox, oy, ex, ey, t0, t1) {
+		// A piece of the centre circle: spent, but no line.
+		seg.Inliers = 0
+	}
 	return seg, marked > 0
+}
+
+// curved reports whether the inliers between t0 and t1 bow like an arc of
+// the centre circle: the middle third's mean offset from the line differs
+// from the outer thirds' by more than half the arc's sagitta (L²/8R) and
+// by more than 2 cm.
+func (p *Pipeline) curved(ox, oy, ex, ey, t0, t1 float64) bool {
+	L := t1 - t0
+	if L < 0.3 {
+		return false
+	}
+	var mid, out float64
+	nm, no := 0, 0
+	for _, id := range p.idxBuf {
+		q := &p.points[id]
+		e := -(q.x-ox)*ey + (q.y-oy)*ex
+		t := (q.x-ox)*ex + (q.y-oy)*ey
+		if math.Abs(e) > q.tol || t < t0 || t > t1 {
+			continue
+		}
+		switch f := (t - t0) / L; {
+		case f > 1.0/3 && f < 2.0/3:
+			mid += e
+			nm++
+		case f < 1.0/6 || f > 5.0/6:
+			out += e
+			no++
+		}
+	}
+	if nm < 2 || no < 2 {
+		return false
+	}
+	sag := L * L / (8 * float64(p.cfg.Field.CentreCircleRadius))
+	return math.Abs(mid/float64(nm)-out/float64(no)) > math.Max(0.02, 0.5*sag)
 }
 
 // findIntersections classifies where pairs of roughly perpendicular

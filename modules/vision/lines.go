@@ -27,7 +27,7 @@ func neighbourField(rs []run, i, dir int, short int32) bool {
 
 // addLinePoint projects a white run's centre to the ground and keeps it
 // when the run's ground width fits a line seen at an angle of at least 15°.
-func (p *Pipeline) addLinePoint(u0, v0, u1, v1 float64, vert bool) {
+func (p *Pipeline) addLinePoint(u0, v0, u1, v1 float64) {
 	if len(p.points) >= cap(p.points) {
 		return
 	}
@@ -52,7 +52,7 @@ func (p *Pipeline) addLinePoint(u0, v0, u1, v1 float64, vert bool) {
 	if wg > 4*float64(p.cfg.LineWidth)+0.01*d {
 		return
 	}
-	p.points = append(p.points, linePoint{x: x, y: y, d: d, u: uc, v: vc, vert: vert, tol: p.tol(d)})
+	p.points = append(p.points, linePoint{x: x, y: y, d: d, tol: p.tol(d)})
 }
 
 // collectLinePoints turns white runs enclosed by field into line points.
@@ -72,7 +72,7 @@ func (p *Pipeline) collectLinePoints() {
 			if float64(r.len()) > 4*float64(p.lineH[r.b])+3 {
 				continue
 			}
-			p.addLinePoint(float64(r.at), float64(r.a)-0.5, float64(r.at), float64(r.b)+0.5, true)
+			p.addLinePoint(float64(r.at), float64(r.a)-0.5, float64(r.at), float64(r.b)+0.5)
 		}
 	}
 	for ri := range p.rows {
@@ -85,7 +85,7 @@ func (p *Pipeline) collectLinePoints() {
 			if !neighbourField(rs, i, -1, short) || !neighbourField(rs, i, 1, short) {
 				continue
 			}
-			p.addLinePoint(float64(r.a)-0.5, float64(r.at), float64(r.b)+0.5, float64(r.at), false)
+			p.addLinePoint(float64(r.a)-0.5, float64(r.at), float64(r.b)+0.5, float64(r.at))
 		}
 	}
 	p.res.LinePoints = len(p.points)

@@ -23,13 +23,11 @@ type run struct {
 
 func (r run) len() int32 { return r.b - r.a + 1 }
 
-// linePoint is a white run's centre on the ground and in the image.
+// linePoint is a white run's centre on the ground.
 type linePoint struct {
 	x, y, d float64
-	u, v    float64
 	tol     float64 // inlier distance at this point's distance
 	used    bool
-	vert    bool
 }
 
 // Pipeline is one camera's image processing with its buffers. It is not
@@ -60,36 +58,38 @@ type Pipeline struct {
 	ballR, lineH []float32
 
 	// scan grid
-	cols                 []int32 // column u of each vertical scan line
-	colStart, colEnd     []int32 // runs of each column in vruns
-	colTop               []int32 // topmost scanned row per column
-	vruns                []run
-	rows                 []int32
-	rowStart, rowEnd     []int32
-	hruns                []run
-	rawBoundary, boundV  []float64
-	boundU               []float64
-	medBuf               [5]float64
-	hullIdx              []int32
-	points               []linePoint
-	sortBuf              []float64
-	idxBuf               []int32
-	lines                [maxLines]Segment
-	inters               [maxIntersections]Intersection
-	marks                [maxMarks]hal.Vec2
-	balls                [maxBalls]Ball
-	obstacles            [maxObstacles]Obstacle
-	cands                [maxBallCandidates]ballCand
-	nCands               int
-	edgeX, edgeY         [32]float64
-	patchY               [32 * 32]uint8
-	patchC               [32 * 32]uint8
-	rng                  uint64
-	obstacleCols         []bool
-	circle               hal.Vec2
-	circleFound          bool
-	circleAxis, hasCAxis bool
-	circleAxisAngle      float64
+	cols                []int32 // column u of each vertical scan line
+	colStart, colEnd    []int32 // runs of each column in vruns
+	colTop              []int32 // topmost scanned row per column
+	vruns               []run
+	rows                []int32
+	rowStart, rowEnd    []int32
+	hruns               []run
+	rawBoundary, boundV []float64
+	boundU              []float64
+	medBuf              [5]float64
+	hullIdx             []int32
+	points              []linePoint
+	sortBuf             []float64
+	idxBuf              []int32
+	lines               [maxLines]Segment
+	inters              [maxIntersections]Intersection
+	marks               [maxMarks]hal.Vec2
+	balls               [maxBalls]Ball
+	obstacles           [maxObstacles]Obstacle
+	cands               [maxBallCandidates]ballCand
+	nCands              int
+	edgeX, edgeY        [32]float64
+	// the last ball patch checked: luma and class (for a learned
+	// classifier in its place)
+	patchY          [32 * 32]uint8
+	patchC          [32 * 32]uint8
+	rng             uint64
+	obstacleCols    []bool
+	circle          hal.Vec2
+	circleFound     bool
+	hasCAxis        bool
+	circleAxisAngle float64
 }
 
 // New returns a pipeline with buffers for frames up to the configured size.

@@ -162,10 +162,22 @@ func (fs *featureStats) add(r *Result, cam *visiontest.Pinhole, pose hal.Pose2) 
 			}
 		}
 	}
+	for _, c := range [2]hal.Vec2{{Y: float64(f.CentreCircleRadius)}, {Y: -float64(f.CentreCircleRadius)}} {
+		q, vis := visible(c)
+		truth = append(truth, struct {
+			k hal.ObjectKind
+			q hal.Vec2
+		}{hal.ObjXCrossing, q})
+		if vis {
+			fs.xVis++
+			if _, ok := match(hal.ObjXCrossing, q, 0.3); ok {
+				fs.xHit++
+			}
+		}
+	}
 	for _, in := range r.Intersections {
 		if in.Kind == hal.ObjXCrossing {
 			fs.xs++
-			continue
 		}
 		ok := false
 		for _, tr := range truth {
@@ -214,8 +226,8 @@ func segDist(p, a, b hal.Vec2) float64 {
 
 func (fs *featureStats) report(t *testing.T, n int) {
 	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
-	t.Logf("intersections ≤4 m: L %d/%d = %.1f %%, T %d/%d = %.1f %% (within 0.3 m, kind right), error median %.3f m; false L/T %d (%.2f per frame); X reported %d",
-		fs.lHit, fs.lVis, pct(fs.lHit, fs.lVis), fs.tHit, fs.tVis, pct(fs.tHit, fs.tVis), quantile(fs.interErr, 0.5), fs.falseInter, float64(fs.falseInter)/float64(n), fs.xs)
+	t.Logf("intersections ≤4 m: L %d/%d = %.1f %%, T %d/%d = %.1f %%, X %d/%d = %.1f %% (within 0.3 m, kind right), L/T error median %.3f m; false or misclassified %d (%.2f per frame) of %d X and the L/T",
+		fs.lHit, fs.lVis, pct(fs.lHit, fs.lVis), fs.tHit, fs.tVis, pct(fs.tHit, fs.tVis), fs.xHit, fs.xVis, pct(fs.xHit, fs.xVis), quantile(fs.interErr, 0.5), fs.falseInter, float64(fs.falseInter)/float64(n), fs.xs)
 	t.Logf("centre circle ≤4 m: %d/%d = %.1f %% (within 0.25 m), error median %.3f m; false circles %d; line segments %d, %.1f %% on a drawn line (both ends within 0.1 m)",
 		fs.cHit, fs.cVis, pct(fs.cHit, fs.cVis), quantile(fs.circleErr, 0.5), fs.falseCircle, fs.segs, pct(fs.goodSegs, fs.segs))
 }

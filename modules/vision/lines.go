@@ -423,8 +423,10 @@ func (p *Pipeline) curved(ox, oy, ex, ey, t0, t1 float64) bool {
 }
 
 // findIntersections classifies where pairs of roughly perpendicular
-// segments meet: at an end of both (L), at the end of one (T) or inside
-// both (X). Points more than 0.3 m beyond a segment are no intersection.
+// segments meet: at an end of both (L) or at the end of one (T); points
+// more than 0.3 m beyond a segment are no intersection. X intersections
+// are where the halfway line crosses the centre circle (as in B-Human's
+// IntersectionsProvider): straight SPL field lines never cross.
 func (p *Pipeline) findIntersections() {
 	const margin = 0.3
 	ls := p.res.Lines
@@ -475,8 +477,9 @@ func (p *Pipeline) findIntersections() {
 				in.Kind = hal.ObjTJunction
 				in.Orientation = math.Atan2(dby, dbx)
 			default:
-				in.Kind = hal.ObjXCrossing
-				in.Orientation = math.Atan2(day, dax)
+				// Two straight lines of an SPL field never cross: one of
+				// them is not a field line.
+				continue
 			}
 			if len(p.res.Intersections) < maxIntersections {
 				p.res.Intersections = append(p.res.Intersections, in)
@@ -492,6 +495,19 @@ func (p *Pipeline) findIntersections() {
 			if dist < 0.2 {
 				p.hasCAxis, p.circleAxisAngle = true, math.Atan2(dy, dx)
 				break
+			}
+		}
+	}
+	// The halfway line crosses the centre circle: X intersections where it
+	// does, in view.
+	if p.hasCAxis {
+		R := float64(p.cfg.Field.CentreCircleRadius)
+		s, c := math.Sincos(p.circleAxisAngle)
+		for _, k := range [2]float64{1, -1} {
+			x, y := p.circle.X+k*R*c, p.circle.Y+k*R*s
+			u, v, ok := p.proj.GroundToImage(x, y)
+			if ok && finite(u, v) && u >= 0 && v >= 0 && u <= float64(p.w-1) && v <= float64(p.h-1) && len(p.res.Intersections) < maxIntersections {
+				p.res.Intersections = append(p.res.Intersections, Intersection{Kind: hal.ObjXCrossing, Pos: hal.Vec2{X: x, Y: y}, Orientation: p.circleAxisAngle})
 			}
 		}
 	}

@@ -108,10 +108,10 @@ func TestBallCampaign(t *testing.T) {
 // within 4 m (obstacles that hide one are not accounted for); found when a
 // detection of its kind lies within 0.3 m (the circle: 0.25 m).
 type featureStats struct {
-	lVis, lHit, tVis, tHit, cVis, cHit int
-	falseInter, falseCircle, xs        int
-	segs, goodSegs                     int
-	interErr, circleErr                []float64
+	lVis, lHit, tVis, tHit, cVis, cHit, xVis, xHit int
+	falseInter, falseCircle, xs                    int
+	segs, goodSegs                                 int
+	interErr, circleErr                            []float64
 }
 
 func (fs *featureStats) add(r *Result, cam *visiontest.Pinhole, pose hal.Pose2) {

@@ -109,6 +109,7 @@ func TestBallCampaign(t *testing.T) {
 // detection of its kind lies within 0.3 m (the circle: 0.25 m).
 type featureStats struct {
 	lVis, lHit, tVis, tHit, cVis, cHit, xVis, xHit int
+	mVis, mHit, falseMarks                         int
 	falseInter, falseCircle, xs                    int
 	segs, goodSegs                                 int
 	interErr, circleErr                            []float64
@@ -189,6 +190,26 @@ func (fs *featureStats) add(r *Result, cam *visiontest.Pinhole, pose hal.Pose2) 
 			fs.falseInter++
 		}
 	}
+	pm := float64(f.Length)/2 - float64(f.PenaltyMarkDistance)
+	var marks [2]hal.Vec2
+	for i, m := range [2]hal.Vec2{{X: pm}, {X: -pm}} {
+		q, vis := visible(m)
+		marks[i] = q
+		if vis {
+			fs.mVis++
+			for _, fm := range r.Marks {
+				if dist(fm, q) <= 0.2 {
+					fs.mHit++
+					break
+				}
+			}
+		}
+	}
+	for _, fm := range r.Marks {
+		if dist(fm, marks[0]) > 0.5 && dist(fm, marks[1]) > 0.5 {
+			fs.falseMarks++
+		}
+	}
 	c := toRobot(pose, hal.Vec2{})
 	if q, vis := visible(hal.Vec2{}); vis {
 		fs.cVis++
@@ -228,6 +249,7 @@ func (fs *featureStats) report(t *testing.T, n int) {
 	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
 	t.Logf("intersections ≤4 m: L %d/%d = %.1f %%, T %d/%d = %.1f %%, X %d/%d = %.1f %% (within 0.3 m, kind right), L/T error median %.3f m; false or misclassified %d (%.2f per frame) of %d X and the L/T",
 		fs.lHit, fs.lVis, pct(fs.lHit, fs.lVis), fs.tHit, fs.tVis, pct(fs.tHit, fs.tVis), fs.xHit, fs.xVis, pct(fs.xHit, fs.xVis), quantile(fs.interErr, 0.5), fs.falseInter, float64(fs.falseInter)/float64(n), fs.xs)
+	t.Logf("penalty marks ≤4 m: %d/%d = %.1f %% (within 0.2 m); false marks %d", fs.mHit, fs.mVis, pct(fs.mHit, fs.mVis), fs.falseMarks)
 	t.Logf("centre circle ≤4 m: %d/%d = %.1f %% (within 0.25 m), error median %.3f m; false circles %d; line segments %d, %.1f %% on a drawn line (both ends within 0.1 m)",
 		fs.cHit, fs.cVis, pct(fs.cHit, fs.cVis), quantile(fs.circleErr, 0.5), fs.falseCircle, fs.segs, pct(fs.goodSegs, fs.segs))
 }

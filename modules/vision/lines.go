@@ -263,6 +263,7 @@ func (p *Pipeline) inlierLineResidual(c hal.Vec2, R float64) float64 {
 // one at a time: the best pair's inliers are refitted by least squares,
 // split at gaps, and the longest stretch becomes a segment.
 func (p *Pipeline) findLines() {
+	attempts := 0
 	for len(p.res.Lines) < p.cfg.MaxLines {
 		p.idxBuf = p.idxBuf[:0]
 		for i := range p.points {
@@ -302,8 +303,22 @@ func (p *Pipeline) findLines() {
 		if !ok {
 			return
 		}
-		if seg.Inliers >= p.cfg.MinLinePoints && math.Hypot(seg.B.X-seg.A.X, seg.B.Y-seg.A.Y) >= float64(p.cfg.MinLineLength) {
-			p.res.Lines = append(p.res.Lines, seg)
+		switch {
+		case seg.curved:
+			// A piece of the centre circle: its points stay spent.
+		case seg.Inliers >= p.cfg.MinLinePoints && math.Hypot(seg.B.X-seg.A.X, seg.B.Y-seg.A.Y) >= float64(p.cfg.MinLineLength):
+			p.res.Lines = append(p.res.Lines, seg.Segment)
+		default:
+			// Too short for a line: its points go back (a penalty mark's
+			// among them); only the pair is spent.
+			for _, id := range p.idxBuf {
+				p.points[id].used = false
+			}
+			p.points[bi].used, p.points[bj].used = true, true
+		}
+		attempts++
+		if attempts >= 4*p.cfg.MaxLines {
+			return
 		}
 	}
 }
@@ -311,7 +326,13 @@ func (p *Pipeline) findLines() {
 // fitSegment refits the line through points i and j to its inliers and
 // marks the longest gap-free stretch used; ok is false when nothing was
 // marked.
-func (p *Pipeline) fitSegment(i, j int) (Segment, bool) {
+// fitted is a segment and whether it bows like the centre circle.
+type fitted struct {
+	Segment
+	curved bool
+}
+
+func (p *Pipeline) fitSegment(i, j int) (fitted, bool) {
 	a, b := &p.points[i], &p.points[j]
 	dx, dy := b.x-a.x, b.y-a.y
 	dd := math.Hypot(dx, dy)
@@ -353,7 +374,7 @@ func (p *Pipeline) fitSegment(i, j int) (Segment, bool) {
 		}
 	}
 	if len(p.sortBuf) == 0 {
-		return Segment{}, false
+		return fitted{}, false
 	}
 	slices.Sort(p.sortBuf)
 	bs, be, s := 0, 0, 0
@@ -377,15 +398,8 @@ func (p *Pipeline) fitSegment(i, j int) (Segment, bool) {
 			marked++
 		}
 	}
-	// The pair itself is spent even when it lies outside the stretch, so
-	// that the loop ends.
-	a.used, b.used = true, true
 	seg := Segment{A: hal.Vec2{X: ox + t0*ex, Y: oy + t0*ey}, B: hal.Vec2{X: ox + t1*ex, Y: oy + t1*ey}, Inliers: be - bs}
-	if p.curved(ox, oy, ex, ey, t0, t1) {
-		// A piece of the centre circle: spent, but no line.
-		seg.Inliers = 0
-	}
-	return seg, marked > 0
+	return fitted{Segment: seg, curved: p.curved(ox, oy, ex, ey, t0, t1)}, marked > 0
 }
 
 // curved reports whether the inliers between t0 and t1 bow like an arc of
@@ -576,6 +590,12 @@ func (p *Pipeline) findMarks() {
 		dup := false
 		for _, m := range p.res.Marks {
 			if math.Hypot(m.X-q.x, m.Y-q.y) < 0.3 {
+				dup = true
+			}
+		}
+		for _, b := range p.res.Balls {
+			// A ball hides the ground behind it: no mark near one.
+			if math.Hypot(b.Pos.X-q.x, b.Pos.Y-q.y) < 0.1+0.2*q.d {
 				dup = true
 			}
 		}

@@ -160,8 +160,8 @@ func (p *Pipeline) Process(img Image, proj Projector, out *hal.Vision) (*Result,
 		p.findCircle()
 		p.findLines()
 		p.findIntersections()
-		p.findMarks()
 		p.findBalls()
+		p.findMarks()
 	}
 	if out != nil {
 		p.observations(out)

@@ -107,8 +107,9 @@ func (p *Pipeline) rand(n int) int {
 
 // findCircle looks for the centre circle among the line points with
 // RANSAC: two points and the known radius give two centres; the best
-// centre needs MinCirclePoints inliers spread over at least 90° of arc,
-// and is refined by least squares.
+// centre needs MinCirclePoints inliers in at least three 30° sectors, not
+// on one straight line, and white where it runs in the image; it is
+// refined by least squares.
 func (p *Pipeline) findCircle() {
 	n := len(p.points)
 	if n < p.cfg.MinCirclePoints {
@@ -261,7 +262,8 @@ func (p *Pipeline) inlierLineResidual(c hal.Vec2, R float64) float64 {
 
 // findLines fits line segments to the unused line points with RANSAC,
 // one at a time: the best pair's inliers are refitted by least squares,
-// split at gaps, and the longest stretch becomes a segment.
+// split at gaps, and the longest stretch becomes a segment when it is long
+// enough and straight (an arc of the circle is spent without a segment).
 func (p *Pipeline) findLines() {
 	attempts := 0
 	for len(p.res.Lines) < p.cfg.MaxLines {
@@ -323,15 +325,15 @@ func (p *Pipeline) findLines() {
 	}
 }
 
-// fitSegment refits the line through points i and j to its inliers and
-// marks the longest gap-free stretch used; ok is false when nothing was
-// marked.
 // fitted is a segment and whether it bows like the centre circle.
 type fitted struct {
 	Segment
 	curved bool
 }
 
+// fitSegment refits the line through points i and j to its inliers and
+// marks the longest gap-free stretch used; ok is false when nothing was
+// marked.
 func (p *Pipeline) fitSegment(i, j int) (fitted, bool) {
 	a, b := &p.points[i], &p.points[j]
 	dx, dy := b.x-a.x, b.y-a.y

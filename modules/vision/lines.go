@@ -160,7 +160,7 @@ func (p *Pipeline) findCircle() {
 		}
 		c = hal.Vec2{X: sx / float64(k), Y: sy / float64(k)}
 	}
-	// Arc coverage in 30° bins; at least 90° (a straight line fits a
+	// Arc coverage in 30° sectors; at least three (a straight line fits a
 	// circle of radius R only over a short arc).
 	var bins uint16
 	k := 0

@@ -3,6 +3,7 @@
 package simserver
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -160,5 +161,137 @@ func TestPhysicsFalls(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPhysicsStaticFacts: the model's mass; and standing still after the
+// beam (connect.txt, imu_still.txt) the head height (mypos z), the torso
+// centre's height, ACC at rest and the feet's total force agree with the
+// real server.
+func TestPhysicsStaticFacts(t *testing.T) {
+	const (
+		tolMass   = 1e-4 // kg, against the fact table's 4.6071
+		tolHeight = 0.002
+		tolTorso  = 0.002 // m, against the fact table's 0.384 standing still
+		tolACC    = 0.02  // m/s² per axis
+		tolFRP    = 0.2   // N, both feet's vertical force together
+	)
+	m, err := naoPhysModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mass := 0.0
+	for _, b := range m.m.Bodies {
+		mass += b.Mass
+	}
+	t.Logf("mass %.4f kg (fact 4.6071, tolerance %g)", mass, tolMass)
+	if math.Abs(mass-4.6071) > tolMass {
+		t.Errorf("mass %.4f kg, want 4.6071", mass)
+	}
+
+	tr := loadTrace(t, "connect.txt")
+	cfg := odeConfig()
+	got := replayWorld(t, tr, cfg)
+	last := func(msgs [][]byte) (myz float64, frp float64, acc [3]float64) {
+		for _, b := range msgs {
+			p := parsePerception(t, b)
+			if p.p.See.MyPos != ([3]float64{}) {
+				myz = p.p.See.MyPos[2]
+			}
+			frp = 0
+			for _, f := range p.p.FRP {
+				frp += f.F[2]
+			}
+			acc = p.p.ACC.V
+		}
+		return
+	}
+	wz, wf, wa := last(tr.in)
+	gz, gf, ga := last(got)
+	t.Logf("standing: head %.3f m (real %.3f, tolerance %g), FRP total %.2f N (real %.2f, tolerance %g), ACC %.2f (real %.2f, tolerance %g)",
+		gz, wz, tolHeight, gf, wf, tolFRP, ga, wa, tolACC)
+	if math.Abs(gz-wz) > tolHeight {
+		t.Errorf("head height %.3f m, the real server's %.3f", gz, wz)
+	}
+	if math.Abs(gf-wf) > tolFRP {
+		t.Errorf("FRP total %.2f N, the real server's %.2f", gf, wf)
+	}
+	for i := range 3 {
+		if math.Abs(ga[i]-wa[i]) > tolACC {
+			t.Errorf("ACC %.2f, the real server's %.2f", ga, wa)
+			break
+		}
+	}
+
+	// The torso centre's height, from the world directly.
+	w, err := NewWorld(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	a := w.AddAgent()
+	w.Step()
+	mustAct(t, w, a, "(init (unum 1)(teamname T))")
+	w.Step()
+	mustAct(t, w, a, "(beam -2 0 0)")
+	for range 150 {
+		w.Step()
+	}
+	p, _, ok := w.TorsoPose(a)
+	t.Logf("torso centre %.4f m above the ground (fact 0.384, tolerance %g)", p[2], tolTorso)
+	if !ok || math.Abs(p[2]-0.384) > tolTorso || math.Abs(p[0]+2) > 0.001 || math.Abs(p[1]) > 0.001 {
+		t.Errorf("torso at %.4f, want (-2, 0, 0.384)", p)
+	}
+
+	still := loadTrace(t, "imu_still.txt")
+	_, _, wa = last(still.in)
+	_, _, ga = last(replayWorld(t, still, cfg))
+	t.Logf("imu_still: ACC %.2f (real %.2f)", ga, wa)
+	if math.Abs(ga[0]-wa[0]) > tolACC || math.Abs(ga[1]-wa[1]) > tolACC || math.Abs(ga[2]-wa[2]) > tolACC {
+		t.Errorf("ACC at rest %.2f, the real server's %.2f", ga, wa)
+	}
+}
+
+func mustAct(t *testing.T, w *World, a *Agent, msg string) {
+	t.Helper()
+	if err := w.Act(a, []byte(msg)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPhysicsDeterminism: in the physics mode too, the same seed and the
+// same messages give byte-identical perceptor streams (two robots over TCP
+// twice and in-process, the falls in-process twice).
+func TestPhysicsDeterminism(t *testing.T) {
+	cfg := odeConfig()
+	cfg.NoVisionNoise = false
+	cfg.Seed = 7
+	for _, name := range []string{"vision_headsweep.txt", "imu_fall_left.txt"} {
+		tr := loadTrace(t, name)
+		a := replayWorld(t, tr, cfg)
+		runs := []struct {
+			name string
+			got  [][]byte
+		}{{"second in-process run", replayWorld(t, tr, cfg)}}
+		if name == "vision_headsweep.txt" {
+			runs = append(runs, struct {
+				name string
+				got  [][]byte
+			}{"over TCP", replayServer(t, tr, cfg)}, struct {
+				name string
+				got  [][]byte
+			}{"over TCP again", replayServer(t, tr, cfg)})
+		}
+		for _, run := range runs {
+			if len(run.got) != len(a) {
+				t.Fatalf("%s %s: %d messages, first run %d", name, run.name, len(run.got), len(a))
+			}
+			for m := range a {
+				if !bytes.Equal(a[m], run.got[m]) {
+					t.Fatalf("%s %s differs at message %d:\n first: %.300s\n  this: %.300s", name, run.name, m, a[m], run.got[m])
+				}
+			}
+		}
+		t.Logf("%s: %d messages identical in %d runs", name, len(a), len(runs)+1)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/simserver/ode"
 )
 
@@ -30,6 +31,75 @@ type physModel struct {
 	m        ode.Model
 	lowerArm [2]int // right, left
 	foot     [2]int
+}
+
+// ODE parameters common to the NAO's hinges (nao/hingejoint.rsg) and its
+// bodies' drag (nao/dragcontroller.rsg): docs/simspark-nao-model.md §2.1
+// and §5. SimSpark hands them to ODE as single-precision floats.
+const (
+	hingeCFM     = 1e-8
+	hingeStopCFM = 1e-8
+	hingeStopERP = 0.8
+	hingeFudge   = 1e-5
+	hingeBounce  = 1
+	naoLinDrag   = 0.01
+	naoAngDrag   = 0.01
+)
+
+func f32(v float64) float64 { return float64(float32(v)) }
+
+// naoPhysModel builds the ODE NAO from the body table's SimSpark model
+// (hal/body): its parts and hinges in the build frame, the hinges in this
+// package's joint order.
+func naoPhysModel() (*physModel, error) {
+	bm := body.SimSpark()
+	pm := &physModel{}
+	m := &pm.m
+	m.Torso, m.Head = bm.PartIndex("torso"), bm.PartIndex("head")
+	for i, name := range [2]string{"r", "l"} {
+		pm.lowerArm[i], pm.foot[i] = bm.PartIndex(name+"lowerarm"), bm.PartIndex(name+"foot")
+	}
+	if m.Torso < 0 || m.Head < 0 || min(pm.lowerArm[0], pm.lowerArm[1], pm.foot[0], pm.foot[1]) < 0 {
+		return nil, fmt.Errorf("simserver: the body table's SimSpark model lacks the torso, head, lower arms or feet")
+	}
+	for _, p := range bm.Parts {
+		b := ode.Body{Name: p.Name, Mass: p.Mass, Pos: [3]float64(build(p.Pos)), Surface: ode.NoCollider, FRP: -1,
+			LinDrag: f32(naoLinDrag), AngDrag: f32(naoAngDrag)}
+		switch p.Shape {
+		case body.Box:
+			// Extents turn with the frame: the NAO frame's x is the build frame's y.
+			b.Shape, b.Size = ode.Box, [3]float64{p.Size.Y, p.Size.X, p.Size.Z}
+		case body.Sphere:
+			b.Shape, b.Size = ode.Sphere, [3]float64{p.Size.X}
+		case body.Capsule:
+			b.Shape, b.Size = ode.Capsule, [3]float64{p.Size.X, p.Size.Z}
+		default:
+			return nil, fmt.Errorf("simserver: part %s has an unknown shape %d", p.Name, p.Shape)
+		}
+		if p.Collides {
+			b.Surface = ode.Part
+		}
+		if p.Foot {
+			b.Surface = ode.Foot
+			b.FRP = 1 // left
+			if p.Name[0] == 'r' {
+				b.FRP = 0
+			}
+		}
+		m.Bodies = append(m.Bodies, b)
+	}
+	for _, id := range jointIDs {
+		h, ok := bm.HingeByEffector(id.EffectorName())
+		if !ok {
+			return nil, fmt.Errorf("simserver: the body table has no hinge %s", id.EffectorName())
+		}
+		m.Joints = append(m.Joints, ode.Joint{Name: h.Effector, Child: h.Child, Parent: h.Parent,
+			Anchor: [3]float64(build(h.Anchor)), Axis: [3]float64(build(h.Axis)),
+			Lo: f32(float64(h.Lo)), Hi: f32(float64(h.Hi)), FMax: f32(h.MaxForce),
+			CFM: f32(hingeCFM), StopCFM: f32(hingeStopCFM), StopERP: f32(hingeStopERP),
+			Fudge: f32(hingeFudge), Bounce: hingeBounce, MaxSpeed: f32(float64(h.MaxSpeed))})
+	}
+	return pm, nil
 }
 
 // physics is the ODE side of a World in PhysicsODE mode.

@@ -5,6 +5,7 @@ package simserver
 import (
 	"bytes"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -293,5 +294,49 @@ func TestPhysicsDeterminism(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d messages identical in %d runs", name, len(a), len(runs)+1)
+	}
+}
+
+// TestPhysicsManyRobots: eleven robots (more than the scene's first
+// allocation) stand where they were beamed, each with its own FRP; one
+// leaves and another takes its slot.
+func TestPhysicsManyRobots(t *testing.T) {
+	w, err := NewWorld(odeConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	var agents []*Agent
+	for i := range 11 {
+		a := w.AddAgent()
+		agents = append(agents, a)
+		mustAct(t, w, a, "(init (unum "+strconv.Itoa(i+1)+")(teamname T))")
+	}
+	w.Step()
+	for i, a := range agents {
+		mustAct(t, w, a, "(beam "+strconv.Itoa(-4+i%4)+" "+strconv.Itoa(-2+i/4*2)+" 0)")
+	}
+	for range 100 {
+		w.Step()
+	}
+	w.RemoveAgent(agents[3])
+	b := w.AddAgent()
+	mustAct(t, w, b, "(init (unum 12)(teamname T))")
+	w.Step()
+	mustAct(t, w, b, "(beam -1 3 0)")
+	for range 100 {
+		w.Step()
+	}
+	for i, a := range append(agents, b) {
+		if i == 3 {
+			continue
+		}
+		p, r, ok := w.TorsoPose(a)
+		if !ok || !upright(p, r) || math.Abs(p[2]-0.384) > 0.002 {
+			t.Errorf("robot %d: torso at %.3f, upright %v", i, p, ok && upright(p, r))
+		}
+		if !a.r.contact[0] || !a.r.contact[1] || math.Abs(a.r.frpF[0][2]+a.r.frpF[1][2]-45.16) > 0.2 {
+			t.Errorf("robot %d: FRP %v %v", i, a.r.frpF[0], a.r.frpF[1])
+		}
 	}
 }

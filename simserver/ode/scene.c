@@ -46,7 +46,7 @@ struct ps_scene {
 	dBodyID ball;
 	dGeomID ball_geom;
 	ginfo ball_gi;
-	robot *robots;
+	robot **robots; // each robot stays where it is: its geoms point into it
 	int nrobots, cap;
 	dJointFeedback fb[PS_MAX_FB]; // one per contact joint touching a foot
 	int nfb;
@@ -117,7 +117,8 @@ void ps_free(ps_scene *s) {
 		return;
 	}
 	for (int i = 0; i < s->nrobots; i++) {
-		robot_destroy(&s->robots[i]);
+		robot_destroy(s->robots[i]);
+		free(s->robots[i]);
 	}
 	free(s->robots);
 	dJointGroupDestroy(s->group);
@@ -165,7 +166,7 @@ int ps_add_robot(ps_scene *s, const ps_body_spec *b, int nb, const ps_joint_spec
 	dAllocateODEDataForThread(dAllocateMaskAll);
 	int id = -1;
 	for (int i = 0; i < s->nrobots; i++) {
-		if (!s->robots[i].used) {
+		if (!s->robots[i]->used) {
 			id = i;
 			break;
 		}
@@ -173,16 +174,21 @@ int ps_add_robot(ps_scene *s, const ps_body_spec *b, int nb, const ps_joint_spec
 	if (id < 0) {
 		if (s->nrobots == s->cap) {
 			int cap = s->cap ? 2 * s->cap : 4;
-			robot *n = realloc(s->robots, cap * sizeof(robot));
+			robot **n = realloc(s->robots, cap * sizeof(robot *));
 			if (!n) {
 				return -1;
 			}
 			s->robots = n;
 			s->cap = cap;
 		}
+		robot *nr = calloc(1, sizeof(robot));
+		if (!nr) {
+			return -1;
+		}
+		s->robots[s->nrobots] = nr;
 		id = s->nrobots++;
 	}
-	robot *r = &s->robots[id];
+	robot *r = s->robots[id];
 	memset(r, 0, sizeof(*r));
 	r->used = 1;
 	r->nb = nb;
@@ -261,14 +267,14 @@ void ps_remove_robot(ps_scene *s, int id) {
 	if (id < 0 || id >= s->nrobots) {
 		return;
 	}
-	robot_destroy(&s->robots[id]);
+	robot_destroy(s->robots[id]);
 }
 
 void ps_place(ps_scene *s, int id, const double pos[3], const double rot[9], double clear) {
-	if (id < 0 || id >= s->nrobots || !s->robots[id].used) {
+	if (id < 0 || id >= s->nrobots || !s->robots[id]->used) {
 		return;
 	}
-	robot *r = &s->robots[id];
+	robot *r = s->robots[id];
 	const dReal *tp = dBodyGetPosition(r->body[r->torso]);
 	const dReal *tr = dBodyGetRotation(r->body[r->torso]);
 	double P0[3] = {tp[0], tp[1], tp[2]};
@@ -362,10 +368,10 @@ static void near_cb(void *data, dGeomID o1, dGeomID o2) {
 		dJointID j = dJointCreateContact(s->world, s->group, &c[i]);
 		dJointAttach(j, b1, b2);
 		if (g1->robot >= 0) {
-			s->robots[g1->robot].contacts++;
+			s->robots[g1->robot]->contacts++;
 		}
 		if (g2->robot >= 0) {
-			s->robots[g2->robot].contacts++;
+			s->robots[g2->robot]->contacts++;
 		}
 		s->total_contacts++;
 		if ((g1->frp < 0 && g2->frp < 0) || s->nfb >= PS_MAX_FB || s->nrec + 2 > PS_MAX_FB) {
@@ -415,7 +421,7 @@ void ps_step(ps_scene *s, const double *vel, double *out, int stride) {
 	dAllocateODEDataForThread(dAllocateMaskAll);
 	const double dt = s->p.dt;
 	for (int id = 0; id < s->nrobots; id++) {
-		robot *r = &s->robots[id];
+		robot *r = s->robots[id];
 		if (!r->used) {
 			continue;
 		}
@@ -456,7 +462,7 @@ void ps_step(ps_scene *s, const double *vel, double *out, int stride) {
 	dSpaceCollide(s->root, s, near_cb);
 	dWorldStep(s->world, dt);
 	for (int id = 0; id < s->nrobots; id++) {
-		robot *r = &s->robots[id];
+		robot *r = s->robots[id];
 		double *o = out + (size_t)id * stride;
 		if (!r->used) {
 			continue;
@@ -499,7 +505,7 @@ void ps_step(ps_scene *s, const double *vel, double *out, int stride) {
 	// FRP: forces of the feet's contact joints, centre weighted by force.
 	double sumc[2][3], sumf[2][3], sumw[2];
 	for (int id = 0; id < s->nrobots; id++) {
-		robot *r = &s->robots[id];
+		robot *r = s->robots[id];
 		if (!r->used) {
 			continue;
 		}

@@ -137,33 +137,33 @@ func BenchmarkSyncServer(b *testing.B) {
 						cmds = [][]byte{[]byte("(syn)")}
 					}
 					msgs := make([]atomic.Int64, n) // each robot's messages
-				ctx, cancel := context.WithCancel(context.Background())
-				var wg sync.WaitGroup
-				defer func() { cancel(); wg.Wait() }()
-				waitFor := func(i int, m int64) {
-					deadline := time.Now().Add(120 * time.Second)
-					for msgs[i].Load() < m {
-						if time.Now().After(deadline) {
-							b.Fatalf("robot %d got %d of %d messages", i, msgs[i].Load(), m)
+					ctx, cancel := context.WithCancel(context.Background())
+					var wg sync.WaitGroup
+					defer func() { cancel(); wg.Wait() }()
+					waitFor := func(i int, m int64) {
+						deadline := time.Now().Add(120 * time.Second)
+						for msgs[i].Load() < m {
+							if time.Now().After(deadline) {
+								b.Fatalf("robot %d got %d of %d messages", i, msgs[i].Load(), m)
+							}
+							time.Sleep(50 * time.Microsecond)
 						}
-						time.Sleep(50 * time.Microsecond)
 					}
-				}
-				// One robot at a time: the real server builds each robot
-				// from its scene file before it answers.
-				for i := range n {
-					c, err := net.Dial("tcp", addr)
-					if err != nil {
-						b.Fatal(err)
+					// One robot at a time: the real server builds each robot
+					// from its scene file before it answers.
+					for i := range n {
+						c, err := net.Dial("tcp", addr)
+						if err != nil {
+							b.Fatal(err)
+						}
+						wg.Go(func() {
+							defer c.Close()
+							syncAgent(ctx, c, i, cmds, &msgs[i])
+						})
+						waitFor(i, 1)
 					}
-					wg.Go(func() {
-						defer c.Close()
-						syncAgent(ctx, c, i, cmds, &msgs[i])
-					})
-					waitFor(i, 1)
-				}
-				wait := func(m int64) { waitFor(0, m) }
-				wait(msgs[0].Load() + 60) // init, beam, landing
+					wait := func(m int64) { waitFor(0, m) }
+					wait(msgs[0].Load() + 60) // init, beam, landing
 					b.ResetTimer()
 					m0 := msgs[0].Load()
 					cpu0, own0 := procCPU(tg.pid), cpuTime()

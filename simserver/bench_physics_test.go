@@ -20,12 +20,15 @@ import (
 // BenchmarkPhysicsWorld measures the physics mode's own work per cycle, in
 // process: every robot's effector message parsed, one ODE step, every
 // perceptor message encoded. Robots stand 1 m or more apart (separate ODE
-// islands) and sway every joint. sim-s/s is simulated seconds per wall
-// second.
+// islands) and sway every joint; threads=2 steps them on two threads.
+// sim-s/s is simulated seconds per wall second.
 func BenchmarkPhysicsWorld(b *testing.B) {
-	for _, n := range []int{1, 3, 6} {
-		b.Run(fmt.Sprintf("robots=%d", n), func(b *testing.B) {
-			w, agents := benchWorldCfg(b, n, odeConfig())
+	for _, c := range []struct{ n, threads int }{{1, 1}, {3, 1}, {6, 1}, {3, 2}, {6, 2}} {
+		n := c.n
+		b.Run(fmt.Sprintf("robots=%d/threads=%d", n, c.threads), func(b *testing.B) {
+			cfg := odeConfig()
+			cfg.PhysicsThreads = c.threads
+			w, agents := benchWorldCfg(b, n, cfg)
 			defer w.Close()
 			cmds := commandMessages(40)
 			buf := make([]byte, 0, 8192)

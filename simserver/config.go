@@ -33,6 +33,10 @@ type Config struct {
 	// Physics is the world model: PhysicsKinematic (the default) or
 	// PhysicsODE (rcssserver3d's dynamics on ODE; a build with -tags ode).
 	Physics string
+	// PhysicsThreads, if above 1, steps robots that do not touch on that
+	// many threads in PhysicsODE (ODE's island stepping; the results are the
+	// same bytes as with one thread, TestPhysicsThreads).
+	PhysicsThreads int
 
 	// NoVisionNoise turns the vision noise and calibration error off.
 	NoVisionNoise bool
@@ -97,6 +101,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("simserver: max frame %d is negative", c.MaxFrame)
 	case c.Physics != "" && c.Physics != PhysicsKinematic && c.Physics != PhysicsODE:
 		return fmt.Errorf("simserver: physics %q is neither %q nor %q", c.Physics, PhysicsKinematic, PhysicsODE)
+	case c.PhysicsThreads < 0 || c.PhysicsThreads > 64:
+		return fmt.Errorf("simserver: physics threads %d outside 0..64", c.PhysicsThreads)
 	case c.Physics == PhysicsODE && c.Cycle != 10*time.Millisecond:
 		return fmt.Errorf("simserver: physics %q steps 10 ms cycles, not %v", PhysicsODE, c.Cycle)
 	}

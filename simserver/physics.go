@@ -108,12 +108,14 @@ type physics struct {
 	model *physModel
 }
 
-func newPhysics() (*physics, error) {
+func newPhysics(threads int) (*physics, error) {
 	m, err := naoPhysModel()
 	if err != nil {
 		return nil, err
 	}
-	s, err := ode.New(ode.SimSpark())
+	p := ode.SimSpark()
+	p.Threads = threads
+	s, err := ode.New(p)
 	if err != nil {
 		return nil, fmt.Errorf("simserver: physics mode %q: %w", PhysicsODE, err)
 	}

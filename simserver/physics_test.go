@@ -340,3 +340,53 @@ func TestPhysicsManyRobots(t *testing.T) {
 		}
 	}
 }
+
+// TestPhysicsThreads: stepping separate robots on two threads gives the
+// same bytes as one thread (six robots swaying, and two robots of the head
+// sweep), so the threaded mode keeps determinism.
+func TestPhysicsThreads(t *testing.T) {
+	tr := loadTrace(t, "vision_headsweep.txt")
+	one := odeConfig()
+	two := one
+	two.PhysicsThreads = 2
+	a, b := replayWorld(t, tr, one), replayWorld(t, tr, two)
+	for m := range a {
+		if !bytes.Equal(a[m], b[m]) {
+			t.Fatalf("head sweep message %d differs with two threads:\n one: %.300s\n two: %.300s", m, a[m], b[m])
+		}
+	}
+	run := func(cfg Config) [][]byte {
+		w, err := NewWorld(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		var agents []*Agent
+		for i := range 6 {
+			a := w.AddAgent()
+			agents = append(agents, a)
+			mustAct(t, w, a, "(init (unum "+strconv.Itoa(i+1)+")(teamname T))")
+		}
+		w.Step()
+		for i, a := range agents {
+			mustAct(t, w, a, "(beam "+strconv.Itoa(-4+i%3)+" "+strconv.Itoa(-1+i/3*2)+" 0)")
+		}
+		cmds := commandMessages(40)
+		var out [][]byte
+		for c := range 150 {
+			w.Step()
+			for _, a := range agents {
+				out = append(out, w.AppendPerception(nil, a))
+				mustAct(t, w, a, string(cmds[c%len(cmds)]))
+			}
+		}
+		return out
+	}
+	a, b = run(one), run(two)
+	for m := range a {
+		if !bytes.Equal(a[m], b[m]) {
+			t.Fatalf("six robots: message %d differs with two threads:\n one: %.300s\n two: %.300s", m, a[m], b[m])
+		}
+	}
+	t.Logf("head sweep and six swaying robots: the same bytes with one and two threads")
+}

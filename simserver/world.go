@@ -136,7 +136,7 @@ func NewWorld(cfg Config) (*World, error) {
 	w.ball.p = vec3{cfg.BallStart[0], cfg.BallStart[1], BallRadius}
 	w.game.init()
 	if cfg.Physics == PhysicsODE {
-		p, err := newPhysics()
+		p, err := newPhysics(cfg.PhysicsThreads)
 		if err != nil {
 			return nil, err
 		}

@@ -85,6 +85,9 @@ type Params struct {
 	Step         float64 // s per dWorldStep, one per cycle
 	AutoDisable  bool    // ODE's auto-disable with its default thresholds
 	MaxContacts  int     // per geom pair
+	// Threads, if above 1, steps separate islands (robots that do not
+	// touch) on a pool of that many threads (ODE's built-in threading).
+	Threads int
 	// Handlers by Surface class.
 	Handlers [numSurface]Handler
 	// The ball.

@@ -55,6 +55,8 @@ struct ps_scene {
 	double rec_pos[PS_MAX_FB][3];
 	int nrec;
 	long total_contacts;
+	dThreadingImplementationID impl; // island stepping threads, or NULL
+	dThreadingThreadPoolID pool;
 };
 
 static int ode_refs;
@@ -78,6 +80,18 @@ ps_scene *ps_new(const ps_params *p) {
 	dWorldSetERP(s->world, p->erp);
 	dWorldSetContactSurfaceLayer(s->world, p->surface_layer);
 	dWorldSetAutoDisableFlag(s->world, p->auto_disable);
+	if (p->threads > 1) {
+		s->impl = dThreadingAllocateMultiThreadedImplementation();
+		s->pool = s->impl ? dThreadingAllocateThreadPool(p->threads, 0, dAllocateFlagBasicData, NULL) : NULL;
+		if (s->pool) {
+			dThreadingThreadPoolServeMultiThreadedImplementation(s->pool, s->impl);
+			dWorldSetStepIslandsProcessingMaxThreadCount(s->world, p->threads);
+			dWorldSetStepThreadingImplementation(s->world, dThreadingImplementationGetFunctions(s->impl), s->impl);
+		} else if (s->impl) {
+			dThreadingFreeImplementation(s->impl);
+			s->impl = NULL;
+		}
+	}
 	s->root = dHashSpaceCreate(0);
 	s->group = dJointGroupCreate(0);
 	s->plane = dCreatePlane(s->root, 0, 0, 1, 0);
@@ -126,6 +140,12 @@ void ps_free(ps_scene *s) {
 	dBodyDestroy(s->ball);
 	dGeomDestroy(s->plane);
 	dSpaceDestroy(s->root);
+	if (s->impl) {
+		dThreadingImplementationShutdownProcessing(s->impl);
+		dThreadingFreeThreadPool(s->pool);
+		dWorldSetStepThreadingImplementation(s->world, NULL, NULL);
+		dThreadingFreeImplementation(s->impl);
+	}
 	dWorldDestroy(s->world);
 	free(s);
 	if (--ode_refs == 0) {

@@ -58,6 +58,7 @@ func New(p Params) (*Scene, error) {
 		cp.auto_disable = 1
 	}
 	cp.max_contacts = C.int(p.MaxContacts)
+	cp.threads = C.int(p.Threads)
 	for i := range numSurface {
 		for j := range numSurface {
 			m := Mix(p.Handlers[i], p.Handlers[j])

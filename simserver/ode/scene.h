@@ -23,6 +23,7 @@ typedef struct {
 	double gravity, cfm, erp, surface_layer, dt;
 	int auto_disable;
 	int max_contacts; // per geom pair
+	int threads;      // > 1: step separate islands on a pool of this many threads
 	ps_surface surf[PS_NSURF][PS_NSURF];
 	double ball_radius, ball_mass, ball_lin_drag, ball_ang_drag, ball_decel_factor, ball_decel_base;
 } ps_params;

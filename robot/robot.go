@@ -136,3 +136,10 @@ func ModulesFor(cfg *Config, b Body) []runner.Module {
 	}
 	return append(mods, safety.New(cfg.Safety, nil), motion.New(cfg.Motion))
 }
+
+// ScriptedModules builds a legged robot's modules without behaviour:
+// perception, safety and motion, for a robot whose motion requests come
+// from elsewhere (a measurement script in the simulator).
+func ScriptedModules(cfg *Config) []runner.Module {
+	return []runner.Module{perception.New(cfg.Perception), safety.New(cfg.Safety, nil), motion.New(cfg.Motion)}
+}

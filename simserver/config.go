@@ -30,6 +30,13 @@ type Config struct {
 	Cycle time.Duration
 	// Seed seeds every random draw (vision noise, calibration errors).
 	Seed uint64
+	// Physics is the world model: PhysicsKinematic (the default) or
+	// PhysicsODE (rcssserver3d's dynamics on ODE; a build with -tags ode).
+	Physics string
+	// PhysicsThreads, if above 1, steps robots that do not touch on that
+	// many threads in PhysicsODE (ODE's island stepping; the results are the
+	// same bytes as with one thread, TestPhysicsThreads).
+	PhysicsThreads int
 
 	// NoVisionNoise turns the vision noise and calibration error off.
 	NoVisionNoise bool
@@ -68,6 +75,7 @@ func DefaultConfig() Config {
 		MonitorAddr:     "127.0.0.1:3200",
 		Cycle:           10 * time.Millisecond,
 		Seed:            1,
+		Physics:         PhysicsKinematic,
 		VisionInterval:  3,
 		RestSteps:       10,
 		FallMargin:      0.005,
@@ -91,6 +99,12 @@ func (c *Config) validate() error {
 		return fmt.Errorf("simserver: monitor interval %v is negative", c.MonitorInterval)
 	case c.MaxFrame < 0:
 		return fmt.Errorf("simserver: max frame %d is negative", c.MaxFrame)
+	case c.Physics != "" && c.Physics != PhysicsKinematic && c.Physics != PhysicsODE:
+		return fmt.Errorf("simserver: physics %q is neither %q nor %q", c.Physics, PhysicsKinematic, PhysicsODE)
+	case c.PhysicsThreads < 0 || c.PhysicsThreads > 64:
+		return fmt.Errorf("simserver: physics threads %d outside 0..64", c.PhysicsThreads)
+	case c.Physics == PhysicsODE && c.Cycle != 10*time.Millisecond:
+		return fmt.Errorf("simserver: physics %q steps 10 ms cycles, not %v", PhysicsODE, c.Cycle)
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

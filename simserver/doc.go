@@ -5,7 +5,11 @@
 // (internal/traces/testdata), so that robotd's sim build, CI and newcomers
 // can run without rcssserver3d.
 //
-// It is NOT a physics engine. The world is deterministic and kinematic:
+// Config.Physics chooses the world model. PhysicsODE (a build with -tags
+// ode) steps rigid bodies with ODE as rcssserver3d does (package
+// simserver/ode, built from the body table hal/body); see physics.go. The
+// default, PhysicsKinematic, is NOT a physics engine: the world is
+// deterministic and kinematic:
 //
 //   - joints integrate commanded motor velocities exactly as the fork does
 //     (angle += v·dt, |v| ≤ 6.1395 rad/s, a command answering message k

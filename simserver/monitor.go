@@ -118,6 +118,13 @@ func (s *Server) applyTrainer(m trainerMsg) {
 				continue
 			}
 			w.ball.set(p, vel)
+			if w.phys != nil {
+				var v [3]float64
+				if vel != nil {
+					v = *vel
+				}
+				w.phys.scene.SetBall([3]float64(w.ball.p), v)
+			}
 		case simspark.TrainAgent:
 			a := w.agentBy(sideOf(c.team), c.Unum)
 			if a == nil {
@@ -215,12 +222,22 @@ func (w *World) moveAgent(a *Agent, c *simspark.TrainerCommand) {
 		up := R.apply(vec3{0, 0, 1})
 		heading = rz
 		a.r.place(x, y, heading, false)
+		if w.phys != nil {
+			// The body keeps its joint angles, turned as asked.
+			up := uprightFrame(0)
+			Rb := R.mul(&up)
+			w.physPlace(a, x, y, heading, &Rb, trainerClear)
+			return
+		}
 		if up[2] < math.Cos(math.Pi/4) {
 			a.r.layDown(vec3{up[0], up[1], 0}.unit())
 		}
 		return
 	}
 	a.r.place(x, y, heading, false)
+	if w.phys != nil {
+		w.physPlace(a, x, y, heading, nil, trainerClear)
+	}
 }
 
 // monitor sends the monitor stream: a full message to new monitors (and

@@ -79,6 +79,7 @@ func New(cfg Config) (*Server, error) {
 	s.agentLn = cfg.AgentListener
 	if s.agentLn == nil {
 		if s.agentLn, err = net.Listen("tcp", cfg.AgentAddr); err != nil {
+			w.Close()
 			return nil, fmt.Errorf("simserver: listening on the agent port: %w", err)
 		}
 	}
@@ -86,6 +87,7 @@ func New(cfg Config) (*Server, error) {
 	if s.monLn == nil && cfg.MonitorAddr != "" {
 		if s.monLn, err = net.Listen("tcp", cfg.MonitorAddr); err != nil {
 			s.agentLn.Close()
+			w.Close()
 			return nil, fmt.Errorf("simserver: listening on the monitor port: %w", err)
 		}
 	}
@@ -177,6 +179,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	wg.Wait()
 	s.log.Info("simserver stopped", "cycles", s.world.Cycle(), "sim_time", s.world.Time())
+	s.world.Close()
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return nil
 	}

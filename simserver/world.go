@@ -62,6 +62,7 @@ type Agent struct {
 	in       actions
 	ready    actions
 	wake     bool // a non-zero joint command was realised this step
+	pid      int  // the ODE robot (PhysicsODE), -1 before it is placed
 	saidLen  int
 	said     [maxSay]byte
 	saidStep bool
@@ -116,6 +117,8 @@ type World struct {
 	eff    simspark.Effectors
 	// sayers are the agents that said something in the last step.
 	sayers []*Agent
+	// phys is the ODE scene in PhysicsODE mode, else nil.
+	phys *physics
 }
 
 // NewWorld returns a world for cfg (its Cycle, Seed and model settings).
@@ -132,7 +135,22 @@ func NewWorld(cfg Config) (*World, error) {
 	}
 	w.ball.p = vec3{cfg.BallStart[0], cfg.BallStart[1], BallRadius}
 	w.game.init()
+	if cfg.Physics == PhysicsODE {
+		p, err := newPhysics(cfg.PhysicsThreads)
+		if err != nil {
+			return nil, err
+		}
+		w.phys = p
+		p.scene.SetBall([3]float64(w.ball.p), [3]float64{})
+	}
 	return w, nil
+}
+
+// Close frees the world's physics scene (PhysicsODE); the world must not be
+// used after it.
+func (w *World) Close() {
+	w.phys.close()
+	w.phys = nil
 }
 
 // Time is the simulation time in seconds.
@@ -153,7 +171,7 @@ func (w *World) PlayMode() string { return playModes[w.game.mode] }
 // AddAgent creates a robot for a new agent (its scene effector). Before
 // init it floats at (0, -1) with its camera 1.65 m high, facing +y.
 func (w *World) AddAgent() *Agent {
-	a := &Agent{id: w.nextID, r: newRobot()}
+	a := &Agent{id: w.nextID, r: newRobot(), pid: -1}
 	w.nextID++
 	a.r.float(vec3{0, -1, 1.65}, math.Pi/2)
 	const e = 0.005
@@ -171,6 +189,10 @@ func (w *World) RemoveAgent(a *Agent) {
 			w.agents = w.agents[:len(w.agents)-1]
 			break
 		}
+	}
+	if w.phys != nil && a.pid >= 0 {
+		w.phys.scene.RemoveRobot(a.pid)
+		a.pid = -1
 	}
 	for i, b := range w.sayers {
 		if b == a {
@@ -336,6 +358,9 @@ func (w *World) realize(a *Agent) {
 			x, y, ang = -x, -y, ang+math.Pi
 		}
 		a.r.place(x, y, ang, true)
+		if w.phys != nil {
+			w.physPlace(a, x, y, ang, nil, beamClear)
+		}
 	}
 	if r.joints {
 		for i, set := range r.set {
@@ -343,6 +368,9 @@ func (w *World) realize(a *Agent) {
 				a.r.v[i] = r.v[i]
 				if r.v[i] != 0 {
 					a.wake = true
+				}
+				if w.phys != nil && a.pid >= 0 {
+					w.phys.scene.SetVelocity(a.pid, i, r.v[i])
 				}
 			}
 		}
@@ -415,11 +443,15 @@ func (w *World) Step() {
 		a.saidStep = false
 		w.realize(a)
 	}
-	for _, a := range w.agents {
-		a.r.stepJoints(w.dt, a.wake, w.cfg.RestSteps)
-		a.r.stepBody(w.dt, w.cfg.FallMargin)
+	if w.phys != nil {
+		w.physStep()
+	} else {
+		for _, a := range w.agents {
+			a.r.stepJoints(w.dt, a.wake, w.cfg.RestSteps)
+			a.r.stepBody(w.dt, w.cfg.FallMargin)
+		}
+		w.ball.step(w.dt, w.agents)
 	}
-	w.ball.step(w.dt, w.agents)
 	w.game.step(w.dt)
 	w.deliverSays()
 }

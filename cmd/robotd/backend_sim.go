@@ -77,6 +77,7 @@ func newEmbedded(cfg *Config, sc sim.Config, log *slog.Logger) (hal.Device, erro
 		scfg.MonitorAddr = net.JoinHostPort(sc.Host, strconv.Itoa(ec.MonitorPort))
 	}
 	scfg.Cycle, scfg.Sync, scfg.Seed, scfg.NoVisionNoise = ec.Cycle.D(), ec.Sync, ec.Seed, ec.NoVisionNoise
+	scfg.Physics = ec.Physics
 	scfg.Logger = log.With("sim", "embedded")
 	srv, err := simserver.New(scfg)
 	if err != nil {

@@ -103,12 +103,15 @@ type EmbeddedConfig struct {
 	Seed uint64 `json:"seed"`
 	// NoVisionNoise turns the simulator's vision noise off.
 	NoVisionNoise bool `json:"no_vision_noise"`
+	// Physics is the simulator's world model: "kinematic", or "ode"
+	// (rcssserver3d's dynamics on ODE; a build with -tags sim,ode).
+	Physics string `json:"physics"`
 }
 
 // DefaultEmbeddedConfig returns the embedded simulator's defaults: the SPL
-// fork's 10 ms cycle in real time, monitor port 3200, seed 1.
+// fork's 10 ms cycle in real time, monitor port 3200, seed 1, kinematic.
 func DefaultEmbeddedConfig() EmbeddedConfig {
-	return EmbeddedConfig{MonitorPort: 3200, Cycle: config.Duration(10 * time.Millisecond), Seed: 1}
+	return EmbeddedConfig{MonitorPort: 3200, Cycle: config.Duration(10 * time.Millisecond), Seed: 1, Physics: "kinematic"}
 }
 
 // DefaultConfig returns the defaults.

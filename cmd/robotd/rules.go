@@ -352,6 +352,7 @@ var configRules = func() config.Rules {
 		"sim.embedded.sync":                 flag,
 		"sim.embedded.seed":                 config.Uint(),
 		"sim.embedded.no_vision_noise":      flag,
+		"sim.embedded.physics":              config.OneOf("kinematic", "ode"),
 
 		"record.enabled":         flag,
 		"record.dir":             file,

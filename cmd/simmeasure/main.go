@@ -38,6 +38,7 @@ import (
 	"github.com/robotd/robotd/robot"
 	"github.com/robotd/robotd/runner"
 	"github.com/robotd/robotd/simrun"
+	"github.com/robotd/robotd/simserver"
 )
 
 func main() {
@@ -61,19 +62,22 @@ type options struct {
 	out    io.Writer
 	player int // the next uniform number (1..11, reused round robin)
 	robot  robot.Config
+	// physics is the embedded simulator's world model (simserver.Config.Physics).
+	physics string
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("simmeasure", flag.ContinueOnError)
 	what := fs.String("what", "walk,side,getup,kick,head", "measurements, comma separated: walk, side, getup, kick, head")
 	runs := fs.Int("runs", 3, "runs per measurement (and per speed)")
+	physics := fs.String("physics", simserver.PhysicsKinematic, "the embedded simulator's world model: kinematic, or ode (a build with -tags sim,ode)")
 	speeds := fs.String("speeds", "0.10,0.15,0.20,0.25,0.30", "forward speeds (m/s) for walk")
 	walkFor := fs.Duration("walk", 14*time.Second, "how long each forward walk lasts (simulation time)")
 	override := fs.String("config", "", "JSON laid over robotd's default configuration, e.g. {\"motion\":{\"walk\":{\"max_forward\":0.25}}}")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	o := options{what: map[string]bool{}, runs: *runs, walk: *walkFor, out: out, robot: robot.DefaultConfig()}
+	o := options{what: map[string]bool{}, runs: *runs, walk: *walkFor, out: out, robot: robot.DefaultConfig(), physics: *physics}
 	if *override != "" {
 		dec := json.NewDecoder(strings.NewReader(*override))
 		dec.DisallowUnknownFields()
@@ -208,7 +212,9 @@ type session struct {
 }
 
 func (o *options) start(ctx context.Context, beam sim.Beam, request func(time.Duration, *sample) msg.MotionRequest) (*session, error) {
-	w, err := simrun.Start(ctx, simrun.Options{})
+	scfg := simserver.DefaultConfig()
+	scfg.Sync, scfg.Physics = true, o.physics
+	w, err := simrun.Start(ctx, simrun.Options{Server: &scfg})
 	if err != nil {
 		return nil, err
 	}

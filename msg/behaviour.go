@@ -70,6 +70,12 @@ type RoleState struct {
 	// Cost is this robot's cost for its role in the allocation that gave
 	// it (lower is better; seconds).
 	Cost float64
+	// Allocated is true once role allocation has decided the role (before
+	// that the robot plays its kick-off role by player number).
+	Allocated bool
+	// Locked is true while the robot may not switch role (it switched as
+	// often as the limit allows in the last minute).
+	Locked bool
 }
 
 // MaxPathDepth bounds the behaviour path.

@@ -124,7 +124,9 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 // submit.
 type campaignFlags struct {
 	fs                       *flag.FlagSet
-	cfgPath, balls           *string
+	cfgPath, balls, posSet   *string
+	loss                     *float64
+	playOn                   *bool
 	printCfg                 *bool
 	strategies, sets         listFlag
 	robots, trials           *int
@@ -139,7 +141,10 @@ func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
 	f.printCfg = fs.Bool("print-config", false, "print the campaign configuration (defaults, file and flags) and exit")
 	fs.Var(&f.strategies, "strategy", "a strategy, `name[:key=value;...]` (repeatable; replaces the default 2016 and 2017); without settings the name is behaviour.search.strategy")
 	fs.Var(&f.sets, "set", "change every robot's configuration, `key=value` with robotd's dotted keys (repeatable, added to the campaign's)")
-	f.robots = fs.Int("robots", 0, "use the first `n` robots of thesis table 5.1 (default 3; 1: robot 2 alone, as the thesis' single-robot runs)")
+	f.posSet = fs.String("positions", "", "a named set of ball positions and robot starts: thesis (tables 5.2 and 5.1, the default) or spread (robotd's ten, over the whole field)")
+	f.loss = fs.Float64("loss", 0, "team-message loss, the probability that a message is lost per receiver (default 0)")
+	f.playOn = fs.Bool("play-on", false, "run every trial to the limit, the robots playing on after the find (the role scenario)")
+	f.robots = fs.Int("robots", 0, "use the first `n` robots of the position set's starts (default 3; 1: robot 2 alone, as the thesis' single-robot runs)")
 	f.balls = fs.String("balls", "", "a file of ball positions, one `x y` per line (mm, or m), instead of thesis table 5.2")
 	f.trials = fs.Int("trials", 0, "trials per ball position and strategy (default 10)")
 	f.limit = fs.Duration("limit", 0, "time limit of a trial, simulation time (default 3m0s)")
@@ -173,6 +178,20 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 		}
 	}
 	cfg.Set = append(cfg.Set, f.sets...)
+	if set["positions"] {
+		ps, err := experiment.LookupPositions(*f.posSet)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Balls = append([]experiment.Point(nil), ps.Balls...)
+		cfg.Starts = append([]experiment.Start(nil), ps.Starts...)
+	}
+	if set["loss"] {
+		cfg.Network.Loss = *f.loss
+	}
+	if set["play-on"] {
+		cfg.PlayOn = *f.playOn
+	}
 	if *f.balls != "" {
 		pts, err := experiment.LoadBalls(*f.balls)
 		if err != nil {
@@ -181,10 +200,10 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 		cfg.Balls = pts
 	}
 	if set["robots"] {
-		if *f.robots < 1 || *f.robots > len(experiment.ThesisStarts) {
-			return cfg, fmt.Errorf("-robots %d: want 1 to %d", *f.robots, len(experiment.ThesisStarts))
+		if *f.robots < 1 || *f.robots > len(cfg.Starts) {
+			return cfg, fmt.Errorf("-robots %d: want 1 to %d", *f.robots, len(cfg.Starts))
 		}
-		cfg.Starts = append([]experiment.Start(nil), experiment.ThesisStarts[:*f.robots]...)
+		cfg.Starts = cfg.Starts[:*f.robots]
 	}
 	if set["trials"] {
 		cfg.Trials = *f.trials

@@ -34,6 +34,14 @@ type Protocol struct {
 	allocated bool
 	kicked    bool
 	kickOff   uint32
+	// A kick-off allocation waits (pending) until the records of an epoch
+	// have been sent, sent again and relayed, with the GameController's
+	// penalties (kickPen, if kickKnown). maxHeard is the highest player
+	// number heard, whose relay slot ends the wait.
+	pending   bool
+	kickPen   uint32
+	kickKnown bool
+	maxHeard  uint8
 	// switched holds the epochs of the robot's last role switches, a
 	// ring of nsw entries.
 	switched [8]uint32
@@ -78,6 +86,9 @@ func (p *Protocol) Receive(m *msg.TeamMessage, now uint32) {
 		r.Epoch = ExpandEpoch(uint16(r.Epoch), now)
 		if r.Player == p.self {
 			continue // our own, relayed back
+		}
+		if r.Player <= msg.MaxPlayerNumber {
+			p.maxHeard = max(p.maxHeard, r.Player)
 		}
 		if r.Epoch > now+1 {
 			continue // from the future: a clock not yet in step
@@ -133,6 +144,17 @@ func (p *Protocol) Update(now time.Duration, goalkeeper uint8) (msg.Role, bool) 
 		p.role = InitialRole(p.self, goalkeeper)
 		p.decided = e
 		return p.role, false
+	}
+	if p.pending {
+		d, ok := p.kickData(now)
+		if !ok {
+			return p.role, false
+		}
+		p.pending, p.epoch = false, e
+		old := p.role
+		p.role, p.cost, p.active = p.allocate(e, d, goalkeeper, p.kickPen, p.kickKnown)
+		p.kicked, p.kickOff = true, e
+		return p.role, p.decide(e, old)
 	}
 	if e == p.epoch {
 		return p.role, false
@@ -197,33 +219,45 @@ func (p *Protocol) Locked(e uint32) bool {
 	return n >= limit
 }
 
-// StartPlay allocates at once when the team starts to play at team time
-// now (the game entered PLAYING, or the robots penalised together were
-// released together), if so configured: from each robot's newest record
-// of an epoch whose send slots have all passed, with penalised (bit p set
-// for every penalised player p, from the GameController; known false: the
-// records' own flags) in place of the records' penalties. It returns the
-// role and whether it changed.
+// StartPlay asks for the kick-off allocation when the team starts to play
+// at team time now (the game entered PLAYING, or the robots penalised
+// together were released together), if so configured: as soon as the
+// records of an epoch have been sent, sent again and relayed (within two
+// seconds with a period of 3.5 s and players up to 4), from each robot's
+// record of that epoch, with penalised (bit p set for every penalised
+// player p, from the GameController; known false: the records' own flags)
+// in place of the records' penalties, which predate the release. Until
+// then the robot keeps its role. It returns the role and whether it
+// changed.
 func (p *Protocol) StartPlay(now time.Duration, goalkeeper uint8, penalised uint32, known bool) (msg.Role, bool) {
-	if !p.cfg.KickOff {
-		return p.Update(now, goalkeeper)
+	if p.cfg.KickOff {
+		if !p.started {
+			p.Update(now, goalkeeper)
+		}
+		p.pending, p.kickPen, p.kickKnown = true, penalised, known
 	}
-	e := p.Epoch(now)
-	if !p.started {
-		p.Update(now, goalkeeper)
-	}
-	p.epoch = e
+	return p.Update(now, goalkeeper)
+}
+
+// kickData returns the newest epoch, since this robot started, whose
+// records every robot has at team time now: its last relay slot (of the
+// highest player heard) in the next epoch has passed, with a twentieth
+// of a period for the delivery.
+func (p *Protocol) kickData(now time.Duration) (uint32, bool) {
 	per := p.cfg.Period.D()
-	d := e
-	// The last send slot is at 3/4 of an epoch (SendSlot); a quarter of
-	// an epoch later its message has arrived.
-	if now-time.Duration(e)*per < per*7/8 && e > 0 {
-		d = e - 1
+	last := max(p.maxHeard, p.self)
+	relayEnd := per/10 + time.Duration(int(last-1)%8)*per*7/80
+	e := p.Epoch(now)
+	for k := uint32(1); k <= 2 && k <= e; k++ {
+		d := e - k
+		if d < p.startEpoch {
+			break
+		}
+		if now >= time.Duration(d+1)*per+relayEnd {
+			return d, true
+		}
 	}
-	old := p.role
-	p.role, p.cost, p.active = p.allocate(e, d, goalkeeper, penalised, known)
-	p.kicked, p.kickOff = true, e
-	return p.role, p.decide(e, old)
+	return 0, false
 }
 
 // allocate computes the allocation of epoch e from the records of epoch d

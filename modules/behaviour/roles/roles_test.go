@@ -468,11 +468,12 @@ func TestProtocolEqualCostsSettle(t *testing.T) {
 	}
 }
 
-// TestProtocolKickOff: three robots stand penalised for 3 s, then the
-// team starts to play: every robot allocates at once, from the records
-// sent while penalised (with the GameController's penalties), all alike
-// with exactly one striker, and the regular allocations that follow keep
-// it, at 10 % loss.
+// TestProtocolKickOff: three robots stand penalised for 3 s or more,
+// then the team starts to play: within 2 s every robot has allocated, from
+// the records sent while penalised (with the GameController's penalties),
+// all alike: player 4, nearest to the ball, strikes; there is exactly one
+// striker at every tick, and the regular allocations that follow keep
+// the roles, at 10 % loss.
 func TestProtocolKickOff(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Period = config.Duration(3500 * time.Millisecond)
@@ -480,7 +481,12 @@ func TestProtocolKickOff(t *testing.T) {
 		tm := newTeam(cfg, []uint8{2, 3, 4}, 0.1, seed)
 		tm.startAt = 3*time.Second + time.Duration(seed)*170*time.Millisecond
 		pos := map[uint8]hal.Vec2{2: {X: -3.25, Y: 3}, 3: {X: -2, Y: -3}, 4: {X: -1.75, Y: 3}}
-		cost := func(p uint8) (float64, hal.Vec2) { return 10 + float64(p), pos[p] }
+		cost := func(p uint8) (float64, hal.Vec2) {
+			if p == 4 {
+				return 5, pos[p]
+			}
+			return 10 + float64(p), pos[p]
+		}
 		for now := time.Duration(0); now < 40*time.Second; now += 10 * time.Millisecond {
 			tm.step(now, cost)
 			if now < tm.startAt {
@@ -488,7 +494,7 @@ func TestProtocolKickOff(t *testing.T) {
 			}
 			strikers := 0
 			for i, pr := range tm.protos {
-				if !pr.Allocated() {
+				if !pr.Allocated() && now-tm.startAt >= 2*time.Second {
 					t.Fatalf("seed %d: player %d not allocated %v after the start", seed, tm.players[i], now-tm.startAt)
 				}
 				if tm.roles[i] == msg.RoleStriker {
@@ -498,6 +504,9 @@ func TestProtocolKickOff(t *testing.T) {
 			if strikers != 1 {
 				t.Fatalf("seed %d: %d strikers %v after the start (%v)", seed, strikers, now-tm.startAt, tm.roles)
 			}
+		}
+		if tm.roles[2] != msg.RoleStriker {
+			t.Errorf("seed %d: roles %v, want player 4 striking", seed, tm.roles)
 		}
 		for i, pr := range tm.protos {
 			if pr.Switches() != 0 {

@@ -55,6 +55,16 @@ func TestPrintConfig(t *testing.T) {
 					t.Errorf("set: %v", c.Set)
 				}
 			}},
+		{name: "the spread set at 10% loss, played on", args: []string{"-positions", "spread", "-loss", "0.1", "-play-on", "-strategy", "sweep", "-robots", "2"},
+			check: func(t *testing.T, c experiment.Config) {
+				if len(c.Balls) != 10 || c.Balls[0] != experiment.SpreadBalls[0] || len(c.Starts) != 2 || c.Starts[1] != experiment.SpreadStarts[1] {
+					t.Errorf("positions: %+v %+v", c.Balls, c.Starts)
+				}
+				if c.Network.Loss != 0.1 || !c.PlayOn || len(c.Strategies) != 1 || c.Strategies[0].Name != "sweep" {
+					t.Errorf("loss %v, play on %v, strategies %+v", c.Network.Loss, c.PlayOn, c.Strategies)
+				}
+			}},
+		{name: "unknown position set", args: []string{"-positions", "moon"}, err: "spread"},
 		{name: "unknown setting", args: []string{"-set", "behaviour.nope=1"}, err: "behaviour.nope"},
 		{name: "bad strategy", args: []string{"-strategy", "2019"}, err: "search.strategy"},
 		{name: "bad shard", args: []string{"-shard", "2/2"}, err: "shard"},

@@ -30,7 +30,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -348,6 +350,10 @@ func report(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	fs.SetOutput(stderr)
 	db := fs.String("db", "findball.db", "the campaign's database")
 	out := fs.String("out", "findball-out", "where the files go")
+	var with listFlag
+	if cmd == "report" {
+		fs.Var(&with, "with", "also compare the strategies of another campaign's `database` with the same positions, starts, trials and seed (repeatable; report.md only)")
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -359,6 +365,9 @@ func report(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 		return err
 	}
 	defer st.Close()
+	if len(with) > 0 {
+		return reportWith(ctx, st, with, *out, stdout)
+	}
 	if cmd == "export" {
 		if err := experiment.ExportCSV(ctx, st, *out); err != nil {
 			return err
@@ -371,6 +380,91 @@ func report(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 		return err
 	}
 	return printOutputs(stdout, files)
+}
+
+// reportWith writes one report.md over the campaign in st and the
+// campaigns in the databases with: the same positions, starts, trials and
+// seed (so the trials pair up), each strategy named as in its campaign
+// (a name already taken gets "@" and its database's file name).
+func reportWith(ctx context.Context, st *experiment.Store, with []string, out string, stdout io.Writer) error {
+	cfg, ok, err := st.Campaign(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%s holds no campaign", st.Path())
+	}
+	results, err := st.Results(ctx)
+	if err != nil {
+		return err
+	}
+	var notes []string
+	note := func(path string, c *experiment.Config) {
+		notes = append(notes, fmt.Sprintf("%s: strategies %v, team-message loss %g, play on %v, robot settings %v", path, names(c.Strategies), c.Network.Loss, c.PlayOn, c.Set))
+	}
+	note(st.Path(), &cfg)
+	for _, path := range with {
+		o, err := experiment.Open(ctx, path)
+		if err != nil {
+			return err
+		}
+		oc, ok, err := o.Campaign(ctx)
+		if err == nil && !ok {
+			err = fmt.Errorf("%s holds no campaign", path)
+		}
+		var rs []experiment.Result
+		if err == nil {
+			rs, err = o.Results(ctx)
+		}
+		o.Close()
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(oc.Balls, cfg.Balls) || !slices.Equal(oc.Starts, cfg.Starts) || oc.Trials != cfg.Trials || oc.Seed != cfg.Seed || oc.Limit != cfg.Limit {
+			return fmt.Errorf("%s: another set of trials (positions, starts, trials, seed or limit differ from %s's)", path, st.Path())
+		}
+		note(path, &oc)
+		rename := map[string]string{}
+		for _, s := range oc.Strategies {
+			n := s.Name
+			if _, taken := cfg.Strategy(n); taken {
+				n += "@" + strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+			}
+			rename[s.Name] = n
+			s.Name = n
+			cfg.Strategies = append(cfg.Strategies, s)
+		}
+		for _, r := range rs {
+			r.Strategy = rename[r.Strategy]
+			results = append(results, r)
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("Campaigns compared:\n\n")
+	for _, n := range notes {
+		b.WriteString("- " + n + "\n")
+	}
+	b.WriteString("\n")
+	if err := experiment.Report(&b, &cfg, results); err != nil {
+		return err
+	}
+	path := filepath.Join(out, "report.md")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s\nwrote %s\n", b.String(), path)
+	return err
+}
+
+func names(ss []experiment.Strategy) []string {
+	var n []string
+	for _, s := range ss {
+		n = append(n, s.Name)
+	}
+	return n
 }
 
 func merge(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -107,7 +107,8 @@ type SearchTarget struct {
 // field (row-major, row 0 at -y, column 0 at -x, each cell CellX × CellY
 // metres from Origin, the grid's -x,-y corner) and the search targets.
 type SearchState struct {
-	// Strategy is 2016 or 2017; 0 while no search runs.
+	// Strategy is 2016, 2017 or 2026 (robotd's team sweep); 0 while no
+	// search runs.
 	Strategy uint16
 	// Active is true while this robot searches.
 	Active bool

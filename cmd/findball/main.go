@@ -9,11 +9,17 @@
 //
 //	findball [run] [flags]          run or resume a campaign, then report
 //	findball report -db F -out D    tables, comparison, plots and CSV of a database
+//	                                (-with G: compare with another campaign over the same trials)
 //	findball merge -db OUT IN...    merge shard databases
 //	findball export -db F -out D    trials.csv and samples.csv only
 //	findball submit -dir D [flags]  run a campaign as a Slurm job array, then merge and report
 //	findball submit -k8s [flags]    print the campaign as a Kubernetes indexed Job
 //	findball help                   the subcommands
+//
+// -positions spread runs robotd's own ten positions and starts instead of
+// the thesis'; -loss loses team messages; -play-on plays every trial to
+// the limit (the role scenario). The report adds each strategy's team
+// play: the first striker, role switches per minute, idling.
 //
 // Every trial is stored in an SQLite database as it ends; a killed run
 // resumes where it stopped. -shard i/n runs every n-th trial (by default

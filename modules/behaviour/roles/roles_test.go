@@ -477,9 +477,9 @@ func TestProtocolEqualCostsSettle(t *testing.T) {
 func TestProtocolKickOff(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Period = config.Duration(3500 * time.Millisecond)
-	for seed := uint64(1); seed <= 20; seed++ {
+	for seed := uint64(1); seed <= 300; seed++ {
 		tm := newTeam(cfg, []uint8{2, 3, 4}, 0.1, seed)
-		tm.startAt = 3*time.Second + time.Duration(seed)*170*time.Millisecond
+		tm.startAt = 3*time.Second + time.Duration(seed%20)*170*time.Millisecond
 		pos := map[uint8]hal.Vec2{2: {X: -3.25, Y: 3}, 3: {X: -2, Y: -3}, 4: {X: -1.75, Y: 3}}
 		cost := func(p uint8) (float64, hal.Vec2) {
 			if p == 4 {
@@ -502,7 +502,8 @@ func TestProtocolKickOff(t *testing.T) {
 				}
 			}
 			if strikers != 1 {
-				t.Fatalf("seed %d: %d strikers %v after the start (%v)", seed, strikers, now-tm.startAt, tm.roles)
+				t.Errorf("seed %d: %d strikers %v after the start (%v)", seed, strikers, now-tm.startAt, tm.roles)
+				break
 			}
 		}
 		if tm.roles[2] != msg.RoleStriker {

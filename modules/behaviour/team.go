@@ -141,8 +141,14 @@ func (t *team) update(w *world) msg.Role {
 	var role msg.Role
 	var changed bool
 	before := t.proto.Switches()
+	prevPen := t.wasPenalMates
 	if t.teamStarts(w) {
-		role, changed = t.proto.StartPlay(t.clock.now(w.now), w.goalie, w.game.PenalisedMates, w.game.Source == msg.GameSourceGameController)
+		gc := w.game.Source == msg.GameSourceGameController
+		released := uint32(0)
+		if gc {
+			released = prevPen &^ w.game.PenalisedMates
+		}
+		role, changed = t.proto.StartPlay(t.clock.now(w.now), w.goalie, w.game.PenalisedMates, gc, released)
 	} else {
 		role, changed = t.proto.Update(t.clock.now(w.now), w.goalie)
 	}

@@ -42,6 +42,7 @@ type Protocol struct {
 	kickPen   uint32
 	kickKnown bool
 	maxHeard  uint8
+	released  uint8 // the highest player number released together
 	// switched holds the epochs of the robot's last role switches, a
 	// ring of nsw entries.
 	switched [8]uint32
@@ -226,26 +227,35 @@ func (p *Protocol) Locked(e uint32) bool {
 // seconds with a period of 3.5 s and players up to 4), from each robot's
 // record of that epoch, with penalised (bit p set for every penalised
 // player p, from the GameController; known false: the records' own flags)
-// in place of the records' penalties, which predate the release. Until
-// then the robot keeps its role. It returns the role and whether it
-// changed.
-func (p *Protocol) StartPlay(now time.Duration, goalkeeper uint8, penalised uint32, known bool) (msg.Role, bool) {
+// in place of the records' penalties, which predate the release. released
+// has bit p set for every player the GameController released with this
+// one: the wait covers their relay slots even if none of their messages
+// has arrived yet. Until then the robot keeps its role. It returns the
+// role and whether it changed.
+func (p *Protocol) StartPlay(now time.Duration, goalkeeper uint8, penalised uint32, known bool, released uint32) (msg.Role, bool) {
 	if p.cfg.KickOff {
 		if !p.started {
 			p.Update(now, goalkeeper)
 		}
 		p.pending, p.kickPen, p.kickKnown = true, penalised, known
+		p.released = 0
+		for q := msg.MaxPlayerNumber; q > 0; q-- {
+			if q < 32 && released&(1<<q) != 0 {
+				p.released = uint8(q)
+				break
+			}
+		}
 	}
 	return p.Update(now, goalkeeper)
 }
 
 // kickData returns the newest epoch, since this robot started, whose
 // records every robot has at team time now: its last relay slot (of the
-// highest player heard) in the next epoch has passed, with a twentieth
-// of a period for the delivery.
+// highest player heard or released together) in the next epoch has
+// passed, with a twentieth of a period for the delivery.
 func (p *Protocol) kickData(now time.Duration) (uint32, bool) {
 	per := p.cfg.Period.D()
-	last := max(p.maxHeard, p.self)
+	last := max(p.maxHeard, p.self, p.released)
 	relayEnd := per/10 + time.Duration(int(last-1)%8)*per*7/80
 	e := p.Epoch(now)
 	for k := uint32(1); k <= 2 && k <= e; k++ {

@@ -174,8 +174,12 @@ type team struct {
 	silent  map[uint8]bool
 	// startAt, if set, is when the team starts to play: before it the
 	// robots' records say penalised; at it each calls StartPlay.
-	startAt time.Duration
-	started bool
+	startAt  time.Duration
+	started  bool
+	released uint32
+	// drop, if set, loses the message from player from to player to sent
+	// in epoch e.
+	drop func(from, to uint8, e uint32) bool
 }
 
 type delivery struct {
@@ -211,7 +215,7 @@ func (tm *team) step(now time.Duration, cost func(p uint8) (float64, hal.Vec2)) 
 		var role msg.Role
 		var changed bool
 		if start {
-			role, changed = pr.StartPlay(now, 1, 0, true)
+			role, changed = pr.StartPlay(now, 1, 0, true, tm.released)
 		} else {
 			role, changed = pr.Update(now, 1)
 		}
@@ -230,7 +234,7 @@ func (tm *team) step(now time.Duration, cost func(p uint8) (float64, hal.Vec2)) 
 		pr.Fill(&m, msg.RoleRecord{Role: role, StrikerCost: c, BallKnown: true, Pos: pos,
 			Penalised: tm.startAt > 0 && !tm.started}, e)
 		for j := range tm.protos {
-			if j == i || tm.rng.Float64() < tm.loss {
+			if j == i || tm.rng.Float64() < tm.loss || tm.drop != nil && tm.drop(tm.players[i], tm.players[j], e) {
 				continue
 			}
 			lat := 20*time.Millisecond + time.Duration(tm.rng.Int64N(int64(40*time.Millisecond)))
@@ -512,6 +516,61 @@ func TestProtocolKickOff(t *testing.T) {
 		for i, pr := range tm.protos {
 			if pr.Switches() != 0 {
 				t.Errorf("seed %d: player %d switched %d times", seed, tm.players[i], pr.Switches())
+			}
+		}
+	}
+}
+
+// TestProtocolKickOffLostMessages: player 2 hears nothing from player 4
+// before the kick-off allocation but player 4's own resend (its first
+// message and player 3's relay of it are lost). Waiting for the relay
+// slots of the players heard so far, player 2 allocated before that
+// resend, without player 4, and two robots struck; waiting for the slots
+// of every player the GameController released together, it allocates
+// with player 4 like its teammates.
+func TestProtocolKickOffLostMessages(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Period = config.Duration(3500 * time.Millisecond)
+	drop := func(from, to uint8, e uint32) bool {
+		return to == 2 && (from == 4 && e == 0 || from == 3 && e == 1)
+	}
+	for _, tc := range []struct {
+		name     string
+		released uint32
+		want     bool // exactly one striker throughout
+	}{
+		{"only the players heard", 0, false},
+		{"the players released together", 1<<2 | 1<<3 | 1<<4, true},
+	} {
+		tm := newTeam(cfg, []uint8{2, 3, 4}, 0, 1)
+		tm.startAt, tm.released, tm.drop = 3040*time.Millisecond, tc.released, drop
+		pos := map[uint8]hal.Vec2{2: {X: -3.25, Y: 3}, 3: {X: -2, Y: -3}, 4: {X: -1.75, Y: 3}}
+		cost := func(p uint8) (float64, hal.Vec2) {
+			if p == 4 {
+				return 5, pos[p]
+			}
+			return 10 + float64(p), pos[p]
+		}
+		ok := true
+		for now := time.Duration(0); now < 20*time.Second; now += 10 * time.Millisecond {
+			tm.step(now, cost)
+			if now < tm.startAt {
+				continue
+			}
+			strikers := 0
+			for _, r := range tm.roles {
+				if r == msg.RoleStriker {
+					strikers++
+				}
+			}
+			ok = ok && strikers == 1
+		}
+		if ok != tc.want {
+			t.Errorf("%s: exactly one striker throughout: %v, want %v", tc.name, ok, tc.want)
+		}
+		for i, pr := range tm.protos {
+			if !pr.Allocated() {
+				t.Errorf("%s: player %d never allocated", tc.name, tm.players[i])
 			}
 		}
 	}

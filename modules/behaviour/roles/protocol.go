@@ -42,9 +42,7 @@ type Protocol struct {
 	kickPen   uint32
 	kickKnown bool
 	maxHeard  uint8
-	released  uint32 // bit p: player p was released together with this one
-	lastRel   uint8  // the highest of them
-	kickAsked uint32 // the epoch the kick-off allocation was asked in
+	released  uint8 // the highest player number released together
 	// switched holds the epochs of the robot's last role switches, a
 	// ring of nsw entries.
 	switched [8]uint32
@@ -153,9 +151,9 @@ func (p *Protocol) Update(now time.Duration, goalkeeper uint8) (msg.Role, bool) 
 		if !ok {
 			return p.role, false
 		}
+		p.pending, p.epoch = false, e
 		old := p.role
 		p.role, p.cost, p.active = p.allocate(e, d, goalkeeper, p.kickPen, p.kickKnown)
-		p.pending, p.epoch = false, e
 		p.kicked, p.kickOff = true, e
 		return p.role, p.decide(e, old)
 	}
@@ -240,10 +238,10 @@ func (p *Protocol) StartPlay(now time.Duration, goalkeeper uint8, penalised uint
 			p.Update(now, goalkeeper)
 		}
 		p.pending, p.kickPen, p.kickKnown = true, penalised, known
-		p.released, p.lastRel, p.kickAsked = released, 0, p.Epoch(now)
-		for q := min(msg.MaxPlayerNumber, 31); q > 0; q-- {
-			if released&(1<<q) != 0 {
-				p.lastRel = uint8(q)
+		p.released = 0
+		for q := msg.MaxPlayerNumber; q > 0; q-- {
+			if q < 32 && released&(1<<q) != 0 {
+				p.released = uint8(q)
 				break
 			}
 		}
@@ -257,7 +255,7 @@ func (p *Protocol) StartPlay(now time.Duration, goalkeeper uint8, penalised uint
 // passed, with a twentieth of a period for the delivery.
 func (p *Protocol) kickData(now time.Duration) (uint32, bool) {
 	per := p.cfg.Period.D()
-	last := max(p.maxHeard, p.self, p.lastRel)
+	last := max(p.maxHeard, p.self, p.released)
 	relayEnd := per/10 + time.Duration(int(last-1)%8)*per*7/80
 	e := p.Epoch(now)
 	for k := uint32(1); k <= 2 && k <= e; k++ {
@@ -266,17 +264,6 @@ func (p *Protocol) kickData(now time.Duration) (uint32, bool) {
 			break
 		}
 		if now >= time.Duration(d+1)*per+relayEnd {
-			// Every player released together must have been heard
-			// (in epoch d or since); after three epochs without, the
-			// allocation goes on without them.
-			for q := 1; q <= min(msg.MaxPlayerNumber, 31); q++ {
-				if p.released&(1<<q) == 0 || uint8(q) == p.self {
-					continue
-				}
-				if _, ok := p.store.Latest(uint8(q), e, int(e-d)); !ok && e < p.kickAsked+3 {
-					return 0, false
-				}
-			}
 			return d, true
 		}
 	}
@@ -289,27 +276,6 @@ func (p *Protocol) kickData(now time.Duration) (uint32, bool) {
 func (p *Protocol) allocate(e, d uint32, goalkeeper uint8, penalised uint32, known bool) (msg.Role, float64, int) {
 	back := p.cfg.SilentEpochs - 1
 	p.snap = p.store.Snapshot(p.snap[:0], d, back)
-	if p.released != 0 && p.pending {
-		// A player released together whose record of epoch d was lost
-		// counts with its record of an epoch since (it stood penalised).
-		for q := 1; q <= min(msg.MaxPlayerNumber, 31); q++ {
-			if p.released&(1<<q) == 0 || len(p.snap) == cap(p.snap) {
-				continue
-			}
-			i := 0
-			for i < len(p.snap) && p.snap[i].Player < uint8(q) {
-				i++
-			}
-			if i < len(p.snap) && p.snap[i].Player == uint8(q) {
-				continue
-			}
-			if r, ok := p.store.Latest(uint8(q), e, int(e-d)); ok {
-				p.snap = append(p.snap, msg.RoleRecord{})
-				copy(p.snap[i+1:], p.snap[i:])
-				p.snap[i] = r
-			}
-		}
-	}
 	if known {
 		for i := range p.snap {
 			p.snap[i].Penalised = penalised&(1<<p.snap[i].Player) != 0

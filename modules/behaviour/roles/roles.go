@@ -37,10 +37,11 @@
 //
 // Kick-off: when the team starts to play (the game enters PLAYING, or the
 // robots penalised together are released together), every robot allocates
-// at once from the newest records every teammate has sent, with the
-// GameController's penalties in place of the records' (which predate the
-// release); the regular allocations take over once records from after it
-// are complete.
+// as soon as one epoch's records have been sent, sent again and relayed
+// (within 2 s with a 3.5 s period and players up to 4), from those
+// records with the GameController's penalties in place of theirs (which
+// predate the release); the regular allocations take over once records
+// from after it are complete.
 package roles
 
 import (

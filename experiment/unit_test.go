@@ -597,3 +597,41 @@ func TestPairedComparison(t *testing.T) {
 		t.Errorf("paired %v, want %.3f", c.Paired, want)
 	}
 }
+
+// TestProbeTeamPlay: the probe books role changes, switches and idling
+// (seeing the ball, not the striker, standing) tick by tick.
+func TestProbeTeamPlay(t *testing.T) {
+	p := newProbe(3, 0.3, time.Second, new(atomic.Int64), nil)
+	ms := time.Millisecond
+	type tick struct {
+		at       time.Duration
+		role     msg.Role
+		alloc    bool
+		switches uint32
+		seen     bool
+		kind     msg.MotionKind
+	}
+	for _, tk := range []tick{
+		{0, msg.RoleDefender, false, 0, false, msg.MotionWalk},
+		{1730 * ms, msg.RoleDefender, true, 0, true, msg.MotionStand}, // idle from here
+		{4000 * ms, msg.RoleDefender, true, 0, true, msg.MotionStand},
+		{5000 * ms, msg.RoleDefender, true, 0, true, msg.MotionWalk}, // idle 1.73-4.00 s
+		{6000 * ms, msg.RoleStriker, true, 1, true, msg.MotionStand}, // the striker stands: not idle
+		{9000 * ms, msg.RoleStriker, true, 1, true, msg.MotionStand},
+	} {
+		p.rs = msg.RoleState{Role: tk.role, Allocated: tk.alloc, Switches: tk.switches}
+		p.b = msg.Ball{Seen: tk.seen}
+		p.mr = msg.MotionRequest{Kind: tk.kind}
+		p.teamPlay(tk.at, true)
+	}
+	roles, switches, idle := p.teamUntil(time.Minute)
+	if len(roles) != 3 || roles[1].T != 1730*ms || !roles[1].Allocated || roles[2].Role != msg.RoleStriker {
+		t.Errorf("roles %+v", roles)
+	}
+	if len(switches) != 1 || switches[0] != 6*time.Second {
+		t.Errorf("switches %v", switches)
+	}
+	if idle != 2270*ms {
+		t.Errorf("idle %v, want 2.27s", idle)
+	}
+}

@@ -85,6 +85,10 @@ type Config struct {
 	// Set changes every robot's configuration ("key=value"), before the
 	// strategy's own settings.
 	Set []string `json:"set,omitempty"`
+	// PlayOn runs every trial to the limit, the robots playing on after
+	// the ball is found (the striker kicks it, roles change): the role
+	// scenario. The find time is still the first find.
+	PlayOn bool `json:"play_on,omitempty"`
 }
 
 // ThesisBalls is seed 003's table 5.2 (metres).
@@ -99,6 +103,52 @@ var ThesisStarts = []Start{
 	{Player: 2, X: -3.25, Y: 3, Deg: -90},
 	{Player: 3, X: -2, Y: -3, Deg: 90},
 	{Player: 4, X: -1.75, Y: 3, Deg: -90},
+}
+
+// PositionSet is a named set of ball positions with the robots' starts.
+type PositionSet struct {
+	Name   string
+	About  string
+	Balls  []Point
+	Starts []Start
+}
+
+// SpreadBalls are ten ball positions of robotd's own, spread over the
+// whole field: four near the side lines, two near the goal lines, two
+// near corners (one in each half) and two inside, in both halves and on
+// both sides; none is one of the thesis' positions.
+var SpreadBalls = []Point{
+	{1.0, -1.5}, {3.0, 1.0}, {-2.5, -2.8}, {0.0, 2.9}, {4.4, -1.5},
+	{-4.4, 2.8}, {2.0, -2.9}, {-1.0, 1.2}, {3.8, 2.9}, {-3.8, -1.8},
+}
+
+// SpreadStarts are the spread set's robot starts: one near the centre
+// spot facing the opponent goal, one in front of its own goal turned to
+// the right side, one on the right side line at the halfway line facing
+// into the field (where a robot comes back from a penalty).
+var SpreadStarts = []Start{
+	{Player: 2, X: -1.0, Y: 0, Deg: 0},
+	{Player: 3, X: -3.5, Y: -1.0, Deg: 30},
+	{Player: 4, X: 0, Y: -3, Deg: 90},
+}
+
+// PositionSets are the named position sets: the thesis' tables 5.1 and
+// 5.2, and robotd's own spread set.
+var PositionSets = []PositionSet{
+	{Name: "thesis", About: "seed 003's tables 5.2 (balls) and 5.1 (starts on the side lines)", Balls: ThesisBalls, Starts: ThesisStarts},
+	{Name: "spread", About: "ten balls over the whole field, near lines and corners too; robots start near the centre, in front of the own goal and on a side line", Balls: SpreadBalls, Starts: SpreadStarts},
+}
+
+// LookupPositions returns the named position set.
+func LookupPositions(name string) (PositionSet, error) {
+	var names []string
+	for _, ps := range PositionSets {
+		if ps.Name == name {
+			return ps, nil
+		}
+		names = append(names, ps.Name)
+	}
+	return PositionSet{}, fmt.Errorf("experiment: no position set %q (want one of %s)", name, strings.Join(names, ", "))
 }
 
 // DefaultConfig returns the thesis' experiment (seed 003 §5.1): three

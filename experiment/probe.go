@@ -92,9 +92,13 @@ type probe struct {
 	gt   *blackboard.Reader[hal.GroundTruth]
 	ball *blackboard.Reader[msg.Ball]
 	body *blackboard.Reader[msg.BodyState]
+	role *blackboard.Reader[msg.RoleState]
+	req  *blackboard.Reader[msg.MotionRequest]
 	g    hal.GroundTruth
 	b    msg.Ball
 	bs   msg.BodyState
+	rs   msg.RoleState
+	mr   msg.MotionRequest
 
 	mu        sync.Mutex
 	last      time.Duration // the last tick's time
@@ -109,6 +113,27 @@ type probe struct {
 	samples   []Sample
 	poke      chan struct{} // gets a value when found and every second of sim time
 	lastPoke  time.Duration
+
+	// Team play, from the start on: the role after every change (the
+	// first entry the role at the start), the role switches' times, and
+	// idling: seeing the ball, not the striker, standing.
+	roles      []RoleChange
+	switchesAt []time.Duration
+	baseSw     uint32
+	roleInit   bool
+	idleSince  time.Duration
+	idling     bool
+	idleMax    time.Duration
+}
+
+// RoleChange is a robot's role from T (since the trial's start) on;
+// Allocated says that role allocation decided it (before its first
+// allocation a robot plays its kick-off role).
+type RoleChange struct {
+	Player    int
+	T         time.Duration
+	Role      msg.Role
+	Allocated bool
 }
 
 func newProbe(player int, found float64, every time.Duration, start *atomic.Int64, poke chan struct{}) *probe {
@@ -124,7 +149,13 @@ func (p *probe) Wire(b *blackboard.Board) (err error) {
 	if p.ball, err = blackboard.Read(b, p.Name(), msg.BallKey); err != nil {
 		return err
 	}
-	p.body, err = blackboard.Read(b, p.Name(), msg.BodyStateKey)
+	if p.body, err = blackboard.Read(b, p.Name(), msg.BodyStateKey); err != nil {
+		return err
+	}
+	if p.role, err = blackboard.ReadOptional(b, p.Name(), msg.RoleKey); err != nil {
+		return err
+	}
+	p.req, err = blackboard.ReadOptional(b, p.Name(), msg.MotionRequestKey)
 	return err
 }
 
@@ -132,6 +163,8 @@ func (p *probe) Tick(t hal.Tick) error {
 	gtOK := p.gt.Load(&p.g).Valid() && p.g.Valid
 	p.ball.Load(&p.b)
 	p.body.Load(&p.bs)
+	roleOK := p.role.Load(&p.rs).Valid()
+	reqOK := p.req.Load(&p.mr).Valid()
 	start := time.Duration(p.start.Load())
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -149,6 +182,9 @@ func (p *probe) Tick(t hal.Tick) error {
 		p.falls = append(p.falls, t.Time-start)
 	}
 	p.fallen = fallen
+	if roleOK {
+		p.teamPlay(t.Time-start, reqOK)
+	}
 	p.seen = p.seen || p.b.Seen
 	poke := false
 	if !p.hasFound && p.b.Seen && gtOK && p.g.BallValid &&
@@ -174,6 +210,49 @@ func (p *probe) Tick(t hal.Tick) error {
 		}
 	}
 	return nil
+}
+
+// teamPlay records role changes, switches and idling at time since the
+// start (p.mu held).
+func (p *probe) teamPlay(since time.Duration, reqOK bool) {
+	rs := &p.rs
+	if !p.roleInit {
+		p.roleInit, p.baseSw = true, rs.Switches
+		p.roles = append(p.roles, RoleChange{Player: p.player, T: since, Role: rs.Role, Allocated: rs.Allocated})
+	} else if last := p.roles[len(p.roles)-1]; last.Role != rs.Role || last.Allocated != rs.Allocated {
+		p.roles = append(p.roles, RoleChange{Player: p.player, T: since, Role: rs.Role, Allocated: rs.Allocated})
+	}
+	for n := uint32(len(p.switchesAt)); rs.Switches-p.baseSw > n; n++ {
+		p.switchesAt = append(p.switchesAt, since)
+	}
+	idle := p.b.Seen && rs.Role != msg.RoleStriker && reqOK && p.mr.Kind == msg.MotionStand && p.bs.Fall == msg.Upright
+	switch {
+	case idle && !p.idling:
+		p.idling, p.idleSince = true, since
+	case !idle:
+		p.idling = false
+	}
+	if p.idling {
+		p.idleMax = max(p.idleMax, since-p.idleSince)
+	}
+}
+
+// teamUntil returns the robot's role changes, switch times and longest
+// idle stretch up to end (since the start).
+func (p *probe) teamUntil(end time.Duration) (roles []RoleChange, switches []time.Duration, idle time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.roles {
+		if r.T <= end {
+			roles = append(roles, r)
+		}
+	}
+	for _, s := range p.switchesAt {
+		if s <= end {
+			switches = append(switches, s)
+		}
+	}
+	return roles, switches, p.idleMax
 }
 
 // state is what the controller reads from a probe.

@@ -54,9 +54,9 @@ func Report(w io.Writer, cfg *Config, results []Result) error {
 		}
 		fmt.Fprintln(bw)
 	}
-	if len(cfg.Strategies) >= 2 {
-		for _, s := range cfg.Strategies[1:] {
-			a, b := cfg.Strategies[0].Name, s.Name
+	for j := 1; j < len(cfg.Strategies); j++ {
+		for i := range j {
+			a, b := cfg.Strategies[i].Name, cfg.Strategies[j].Name
 			fmt.Fprintf(bw, "## %s against %s\n\n", b, a)
 			if err := WriteComparison(bw, Compare(results, a, b)); err != nil {
 				return err
@@ -64,10 +64,58 @@ func Report(w io.Writer, cfg *Config, results []Result) error {
 			fmt.Fprintln(bw)
 		}
 	}
+	writeTeamPlay(bw, cfg, results)
 	if isThesis(cfg) {
 		writeThesisComparison(bw, tables)
 	}
 	return bw.Flush()
+}
+
+// writeTeamPlay writes each strategy's team play per position: when the
+// first striker was allocated, the most role switches of one robot in any
+// minute, the switches per robot and minute, and the longest idling.
+func writeTeamPlay(w io.Writer, cfg *Config, results []Result) {
+	fmt.Fprintf(w, "## Team play\n\nFirst striker: seconds after the start of play until role allocation had given every robot its role with exactly one striker (mean, max). Most switches per minute: the largest number of role switches of one robot in any 60 s of a trial. Switches per robot-minute: all switches over all robots' playing time. Idle: the longest time a robot saw the ball, was not the striker and stood (max over the trials).\n\n")
+	for _, s := range cfg.Strategies {
+		fmt.Fprintf(w, "### %s\n\n| Position | first striker mean (s) | first striker max (s) | never | most switches per minute | switches per robot-minute | idle max (s) |\n|---|---:|---:|---:|---:|---:|---:|\n", s.Name)
+		row := func(label string, pos int) {
+			var sum, mx, minutes float64
+			n, never, most, sw := 0, 0, 0, 0
+			var idle float64
+			for _, r := range results {
+				if r.Strategy != s.Name || pos > 0 && r.Position != pos {
+					continue
+				}
+				if r.Team.FirstStriker < 0 {
+					never++
+				} else {
+					f := r.Team.FirstStriker.Seconds()
+					sum, mx, n = sum+f, max(mx, f), n+1
+				}
+				most, sw = max(most, r.Team.MaxPerMinute), sw+r.Team.Switches
+				d := r.Time
+				if cfg.PlayOn || !r.Found {
+					d = cfg.Limit.D()
+				}
+				minutes += d.Minutes() * float64(len(cfg.Starts))
+				idle = max(idle, r.Team.Idle.Seconds())
+			}
+			mean := 0.0
+			if n > 0 {
+				mean = sum / float64(n)
+			}
+			per := 0.0
+			if minutes > 0 {
+				per = float64(sw) / minutes
+			}
+			fmt.Fprintf(w, "| %s | %.2f | %.2f | %d | %d | %.2f | %.1f |\n", label, mean, mx, never, most, per, idle)
+		}
+		for p := range cfg.Balls {
+			row(fmt.Sprint(p+1), p+1)
+		}
+		row("**all**", 0)
+		fmt.Fprintln(w)
+	}
 }
 
 // writeThesisComparison puts the thesis' found counts and mean times

@@ -198,6 +198,12 @@ type Comparison struct {
 	// interval); MeanDiff is B's mean find time less A's (Welch's t
 	// interval).
 	RateDiff, MeanDiff Interval
+	// Paired is B's find time less A's in the same trial (the same
+	// position, repetition and seeds), a trial not found counting the
+	// limit, with its Student-t interval over the pairs; PairsBothFound
+	// counts the pairs in which both found the ball.
+	Paired         Interval
+	PairsBothFound int
 }
 
 // Compare compares strategies a and b over the stored results.
@@ -222,6 +228,26 @@ func Compare(results []Result, a, b string) Comparison {
 	c := Comparison{A: A, B: B}
 	c.RateDiff = newcombe(ka, na, kb, nb)
 	c.MeanDiff = welch(ta, tb)
+	type key struct{ pos, rep int }
+	at := map[key]Result{}
+	for _, r := range results {
+		if r.Strategy == a {
+			at[key{r.Position, r.Rep}] = r
+		}
+	}
+	var diffs []float64
+	for _, r := range results {
+		if r.Strategy != b {
+			continue
+		}
+		if ra, ok := at[key{r.Position, r.Rep}]; ok {
+			diffs = append(diffs, r.Time.Seconds()-ra.Time.Seconds())
+			if r.Found && ra.Found {
+				c.PairsBothFound++
+			}
+		}
+	}
+	c.Paired = tInterval(diffs)
 	return c
 }
 
@@ -377,7 +403,9 @@ func WriteComparison(w io.Writer, c Comparison) error {
 		fmt.Sprintf("%+.1f points [%+.1f, %+.1f]", 100*c.RateDiff.Est, 100*c.RateDiff.Lo, 100*c.RateDiff.Hi))
 	fmt.Fprintf(&b, "| mean find time (95%% CI) | %s (n=%d) | %s (n=%d) | %s |\n", sec(c.A.Mean), c.A.Mean.N, sec(c.B.Mean), c.B.Mean.N,
 		fmt.Sprintf("%+.2f s [%+.2f, %+.2f]", c.MeanDiff.Est, c.MeanDiff.Lo, c.MeanDiff.Hi))
-	fmt.Fprintf(&b, "\nFind rates: Wilson score intervals, their difference Newcombe's hybrid score interval. Mean find times over the found trials: Student-t intervals, their difference Welch's.\n")
+	fmt.Fprintf(&b, "| paired find time, same trial (95%% CI) | | | %s (%d pairs, %d both found) |\n",
+		fmt.Sprintf("%+.2f s [%+.2f, %+.2f]", c.Paired.Est, c.Paired.Lo, c.Paired.Hi), c.Paired.N, c.PairsBothFound)
+	fmt.Fprintf(&b, "\nFind rates: Wilson score intervals, their difference Newcombe's hybrid score interval. Mean find times over the found trials: Student-t intervals, their difference Welch's. Paired: the difference of the find times in the same trial (position, repetition, seeds), a trial not found counting the limit, with its Student-t interval.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -71,6 +71,13 @@ CREATE TABLE IF NOT EXISTS samples (
 	fallen  INTEGER NOT NULL,
 	PRIMARY KEY (trial, player, t_ms)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS team (
+	trial            TEXT PRIMARY KEY,
+	first_striker_ms INTEGER NOT NULL,
+	switches         INTEGER NOT NULL,
+	max_per_minute   INTEGER NOT NULL,
+	idle_ms          INTEGER NOT NULL
+);
 `
 
 // Open opens (or creates) the database at path.
@@ -302,6 +309,14 @@ func (s *Store) Save(ctx context.Context, cfg *Config, r *Result, shard Shard) e
 	if err != nil {
 		return fmt.Errorf("experiment: %s: saving trial %s: %w", s.path, r.ID(), err)
 	}
+	fs := int64(-1)
+	if r.Team.FirstStriker >= 0 {
+		fs = r.Team.FirstStriker.Milliseconds()
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO team (trial, first_striker_ms, switches, max_per_minute, idle_ms) VALUES (?,?,?,?,?)`,
+		r.ID(), fs, r.Team.Switches, r.Team.MaxPerMinute, r.Team.Idle.Milliseconds()); err != nil {
+		return fmt.Errorf("experiment: %s: saving trial %s's team play: %w", s.path, r.ID(), err)
+	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO samples (trial, player, t_ms, x, y, heading, seen, fallen) VALUES (?,?,?,?,?,?,?,?)`)
 	if err != nil {
 		return fmt.Errorf("experiment: %s: %w", s.path, err)
@@ -328,7 +343,9 @@ func boolInt(b bool) int {
 // Results returns every stored trial (without samples), in plan order.
 func (s *Store) Results(ctx context.Context) ([]Result, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT idx, strategy, position, ball_x, ball_y, rep, seed, config_hash,
-		found, time_ms, finder, falls, start_ms, wall_ms FROM trials ORDER BY idx`)
+		found, time_ms, finder, falls, start_ms, wall_ms,
+		coalesce(m.first_striker_ms, -1), coalesce(m.switches, 0), coalesce(m.max_per_minute, 0), coalesce(m.idle_ms, 0)
+		FROM trials t LEFT JOIN team m ON m.trial = t.id ORDER BY idx`)
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %s: %w", s.path, err)
 	}
@@ -338,15 +355,19 @@ func (s *Store) Results(ctx context.Context) ([]Result, error) {
 		var r Result
 		var seed string
 		var found int
-		var tms, sms, wms int64
+		var tms, sms, wms, fsms, ims int64
 		if err := rows.Scan(&r.Index, &r.Strategy, &r.Position, &r.Ball.X, &r.Ball.Y, &r.Rep, &seed, &r.ConfigHash,
-			&found, &tms, &r.Finder, &r.Falls, &sms, &wms); err != nil {
+			&found, &tms, &r.Finder, &r.Falls, &sms, &wms, &fsms, &r.Team.Switches, &r.Team.MaxPerMinute, &ims); err != nil {
 			return nil, fmt.Errorf("experiment: %s: %w", s.path, err)
 		}
 		if r.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
 			return nil, fmt.Errorf("experiment: %s: trial %s: seed %q: %w", s.path, r.ID(), seed, err)
 		}
 		r.Found = found != 0
+		r.Team.FirstStriker, r.Team.Idle = -1, time.Duration(ims)*time.Millisecond
+		if fsms >= 0 {
+			r.Team.FirstStriker = time.Duration(fsms) * time.Millisecond
+		}
 		r.Time, r.Start, r.Wall = time.Duration(tms)*time.Millisecond, time.Duration(sms)*time.Millisecond, time.Duration(wms)*time.Millisecond
 		out = append(out, r)
 	}
@@ -469,6 +490,9 @@ func (s *Store) mergeOne(ctx context.Context, path string, st *MergeStats) (err 
 		return fmt.Errorf("experiment: merging %s: %w", path, err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO main.samples SELECT * FROM src.samples`); err != nil {
+		return fmt.Errorf("experiment: merging %s: %w", path, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO main.team SELECT * FROM src.team`); err != nil {
 		return fmt.Errorf("experiment: merging %s: %w", path, err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -33,6 +33,8 @@ type Result struct {
 	Finder int
 	// Falls counts the robots' falls during the trial.
 	Falls int
+	// Team is the trial's team play: roles, switches, idling.
+	Team TeamPlay
 	// Start is the simulation time the trial started at (the robots
 	// unpenalised, the ball placed).
 	Start time.Duration
@@ -225,7 +227,7 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 		return best, who, who != 0 && best <= limit
 	}
 	err = e.waitAll(ctx, probes, poke, func(probeState) bool { return false }, func(minLast time.Duration) bool {
-		if f, _, ok := first(); ok && minLast >= t0+f {
+		if f, _, ok := first(); ok && minLast >= t0+f && !cfg.PlayOn {
 			return true
 		}
 		return minLast >= t0+limit
@@ -235,16 +237,25 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 	}
 	end := limit
 	if f, who, ok := first(); ok {
-		res.Found, res.Time, res.Finder, end = true, f, who, f
+		res.Found, res.Time, res.Finder = true, f, who
+		if !cfg.PlayOn {
+			end = f
+		}
 	} else {
 		res.Time = limit
 	}
 	idle := 0
+	var roles [][]RoleChange
+	var switches [][]time.Duration
 	for _, p := range probes {
 		res.Samples = append(res.Samples, p.samplesUntil(end)...)
 		res.Falls += p.fallsUntil(end)
 		idle += p.state().idle
+		r, s, i := p.teamUntil(end)
+		roles, switches = append(roles, r), append(switches, s)
+		res.Team.Idle = max(res.Team.Idle, i)
 	}
+	res.Team.summarise(roles, switches, end)
 	res.Wall = time.Since(wall)
 	if idle > 0 {
 		if g != nil {

@@ -7,11 +7,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/proto/gamecontroller"
 	"sync/atomic"
 )
@@ -517,5 +519,119 @@ func TestCampaignDiff(t *testing.T) {
 				t.Errorf("got  %s\nwant %s", got, tc.out)
 			}
 		})
+	}
+}
+
+func TestTeamPlay(t *testing.T) {
+	S, D, P := msg.RoleStriker, msg.RoleDefender, msg.RoleSupporter
+	s := time.Second
+	tests := []struct {
+		name     string
+		roles    [][]RoleChange
+		switches [][]time.Duration
+		first    time.Duration
+		most     int
+	}{
+		{"allocated at once", [][]RoleChange{{{T: 0, Role: S, Allocated: true}}, {{T: 0, Role: D, Allocated: true}}}, nil, 0, 0},
+		{"the kick-off roles first, then an allocation with two strikers, then one",
+			[][]RoleChange{
+				{{T: 0, Role: S}, {T: 2 * s, Role: S, Allocated: true}},
+				{{T: 0, Role: D}, {T: 2 * s, Role: S, Allocated: true}, {T: 9 * s, Role: P, Allocated: true}},
+			},
+			[][]time.Duration{{}, {9 * s}}, 9 * s, 1},
+		{"never", [][]RoleChange{{{T: 0, Role: S}}, {{T: 0, Role: D, Allocated: true}}}, nil, -1, 0},
+		{"three switches, two within a minute",
+			[][]RoleChange{{{T: 0, Role: S, Allocated: true}}},
+			[][]time.Duration{{5 * s, 64 * s, 70 * s, 140 * s}}, 0, 2},
+	}
+	for _, tc := range tests {
+		var tp TeamPlay
+		tp.summarise(tc.roles, tc.switches, 3*time.Minute)
+		if tp.FirstStriker != tc.first || tp.MaxPerMinute != tc.most {
+			t.Errorf("%s: first striker %v, most per minute %d; want %v, %d", tc.name, tp.FirstStriker, tp.MaxPerMinute, tc.first, tc.most)
+		}
+	}
+}
+
+func TestPositionSets(t *testing.T) {
+	for _, name := range []string{"thesis", "spread"} {
+		ps, err := LookupPositions(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := DefaultConfig()
+		c.Balls, c.Starts = ps.Balls, ps.Starts
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if len(ps.Balls) != 10 || len(ps.Starts) != 3 {
+			t.Errorf("%s: %d balls, %d starts", name, len(ps.Balls), len(ps.Starts))
+		}
+	}
+	for _, b := range SpreadBalls {
+		if slices.Contains(ThesisBalls, b) {
+			t.Errorf("spread ball %v is a thesis position", b)
+		}
+	}
+	if _, err := LookupPositions("nowhere"); err == nil {
+		t.Error("an unknown set was found")
+	}
+}
+
+func TestPairedComparison(t *testing.T) {
+	var rs []Result
+	for p := 1; p <= 3; p++ {
+		for rep := 1; rep <= 4; rep++ {
+			a := Result{Trial: Trial{Strategy: "a", Position: p, Rep: rep}, Found: true, Time: time.Duration(40+p+rep) * time.Second}
+			b := Result{Trial: Trial{Strategy: "b", Position: p, Rep: rep}, Found: true, Time: a.Time - time.Duration(10+rep%2)*time.Second}
+			rs = append(rs, a, b)
+		}
+	}
+	rs[1].Found, rs[1].Time = false, 180*time.Second // b did not find one: the limit counts
+	c := Compare(rs, "a", "b")
+	if c.Paired.N != 12 || c.PairsBothFound != 11 {
+		t.Fatalf("%d pairs, %d both found", c.Paired.N, c.PairsBothFound)
+	}
+	want := (-10.5*12 + 11 + (180 - 42)) / 12 // rs[1] was 11 s faster
+	if math.Abs(c.Paired.Est-want) > 1e-9 || !(c.Paired.Lo < want && want < c.Paired.Hi) {
+		t.Errorf("paired %v, want %.3f", c.Paired, want)
+	}
+}
+
+// TestProbeTeamPlay: the probe books role changes, switches and idling
+// (seeing the ball, not the striker, standing) tick by tick.
+func TestProbeTeamPlay(t *testing.T) {
+	p := newProbe(3, 0.3, time.Second, new(atomic.Int64), nil)
+	ms := time.Millisecond
+	type tick struct {
+		at       time.Duration
+		role     msg.Role
+		alloc    bool
+		switches uint32
+		seen     bool
+		kind     msg.MotionKind
+	}
+	for _, tk := range []tick{
+		{0, msg.RoleDefender, false, 0, false, msg.MotionWalk},
+		{1730 * ms, msg.RoleDefender, true, 0, true, msg.MotionStand}, // idle from here
+		{4000 * ms, msg.RoleDefender, true, 0, true, msg.MotionStand},
+		{5000 * ms, msg.RoleDefender, true, 0, true, msg.MotionWalk}, // idle 1.73-4.00 s
+		{6000 * ms, msg.RoleStriker, true, 1, true, msg.MotionStand}, // the striker stands: not idle
+		{9000 * ms, msg.RoleStriker, true, 1, true, msg.MotionStand},
+	} {
+		p.rs = msg.RoleState{Role: tk.role, Allocated: tk.alloc, Switches: tk.switches}
+		p.b = msg.Ball{Seen: tk.seen}
+		p.mr = msg.MotionRequest{Kind: tk.kind}
+		p.teamPlay(tk.at, true)
+	}
+	roles, switches, idle := p.teamUntil(time.Minute)
+	if len(roles) != 3 || roles[1].T != 1730*ms || !roles[1].Allocated || roles[2].Role != msg.RoleStriker {
+		t.Errorf("roles %+v", roles)
+	}
+	if len(switches) != 1 || switches[0] != 6*time.Second {
+		t.Errorf("switches %v", switches)
+	}
+	if idle != 2270*ms {
+		t.Errorf("idle %v, want 2.27s", idle)
 	}
 }

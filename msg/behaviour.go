@@ -70,6 +70,12 @@ type RoleState struct {
 	// Cost is this robot's cost for its role in the allocation that gave
 	// it (lower is better; seconds).
 	Cost float64
+	// Allocated is true once role allocation has decided the role (before
+	// that the robot plays its kick-off role by player number).
+	Allocated bool
+	// Locked is true while the robot may not switch role (it switched as
+	// often as the limit allows in the last minute).
+	Locked bool
 }
 
 // MaxPathDepth bounds the behaviour path.
@@ -101,7 +107,8 @@ type SearchTarget struct {
 // field (row-major, row 0 at -y, column 0 at -x, each cell CellX × CellY
 // metres from Origin, the grid's -x,-y corner) and the search targets.
 type SearchState struct {
-	// Strategy is 2016 or 2017; 0 while no search runs.
+	// Strategy is 2016, 2017 or 2026 (robotd's team sweep); 0 while no
+	// search runs.
 	Strategy uint16
 	// Active is true while this robot searches.
 	Active bool

@@ -35,6 +35,9 @@ type RoleRecord struct {
 	BallKnown bool
 	// Role is the role the robot played in the epoch.
 	Role Role
+	// Locked is true when the robot may not switch role at the next
+	// allocation: it switched as often as the limit allows in a minute.
+	Locked bool
 	// StrikerCost is the robot's estimated time to reach the ball, s
 	// (large when it does not know the ball).
 	StrikerCost float64

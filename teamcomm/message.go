@@ -39,7 +39,7 @@ const (
 //	24  segments n ≤ 16          u8, then n × u8 (relative probability /255)
 //	    records  k ≤ 8           u8, then k × 10 bytes:
 //	        player u8, epoch (low 16 bits) u16, flags|role u8 (1 penalised,
-//	        2 fallen, 4 ball known; role in the high nibble), striker cost
+//	        2 fallen, 4 ball known, 8 locked; role in the high nibble), striker cost
 //	        (0.1 s) u16 saturating, x, y (cm) i16, i16
 //
 // At most 24 + 17 + 81 = 122 bytes: with the 4-byte header a state fits
@@ -107,7 +107,7 @@ func AppendState(dst []byte, m *msg.TeamMessage) []byte {
 		r := &m.Records[i]
 		dst = append(dst, r.Player)
 		dst = le.AppendUint16(dst, uint16(r.Epoch))
-		dst = append(dst, b2(r.Penalised, 1)|b2(r.Fallen, 2)|b2(r.BallKnown, 4)|uint8(r.Role&0xf)<<4)
+		dst = append(dst, b2(r.Penalised, 1)|b2(r.Fallen, 2)|b2(r.BallKnown, 4)|b2(r.Locked, 8)|uint8(r.Role&0xf)<<4)
 		dst = le.AppendUint16(dst, uint16(clamp(math.Round(r.StrikerCost*10), 0, math.MaxUint16)))
 		dst = le.AppendUint16(dst, cm(r.Pos.X))
 		dst = le.AppendUint16(dst, cm(r.Pos.Y))
@@ -166,12 +166,12 @@ func DecodeState(b []byte, m *msg.TeamMessage) error {
 	for i := range k {
 		r := b[off+i*recordSize:]
 		fr := r[3]
-		if fr&0x08 != 0 || msg.Role(fr>>4) >= msg.NumRoles {
+		if msg.Role(fr>>4) >= msg.NumRoles {
 			return bad("record %d: flags %#x", i, fr)
 		}
 		m.Records[i] = msg.RoleRecord{
 			Player: r[0], Epoch: uint32(le.Uint16(r[1:])),
-			Penalised: fr&1 != 0, Fallen: fr&2 != 0, BallKnown: fr&4 != 0, Role: msg.Role(fr >> 4),
+			Penalised: fr&1 != 0, Fallen: fr&2 != 0, BallKnown: fr&4 != 0, Locked: fr&8 != 0, Role: msg.Role(fr >> 4),
 			StrikerCost: float64(le.Uint16(r[4:])) / 10,
 			Pos:         hal.Vec2{X: float64(int16(le.Uint16(r[6:]))) / 100, Y: float64(int16(le.Uint16(r[8:]))) / 100},
 		}

@@ -24,7 +24,7 @@ func full() msg.TeamMessage {
 	}
 	for i := range m.Records {
 		m.Records[i] = msg.RoleRecord{Player: uint8(i + 1), Epoch: uint32(65530 + i), Penalised: i%2 == 0, Fallen: i%3 == 0,
-			BallKnown: i%4 == 0, Role: msg.Role(i % int(msg.NumRoles)), StrikerCost: float64(i) * 7.3, Pos: hal.Vec2{X: float64(i) - 4, Y: 2.5}}
+			BallKnown: i%4 == 0, Locked: i%2 == 1, Role: msg.Role(i % int(msg.NumRoles)), StrikerCost: float64(i) * 7.3, Pos: hal.Vec2{X: float64(i) - 4, Y: 2.5}}
 	}
 	return m
 }
@@ -54,7 +54,7 @@ func TestStateCodec(t *testing.T) {
 		r, w := got.Records[i], m.Records[i]
 		near("cost", r.StrikerCost, w.StrikerCost, 0.05)
 		near("record x", r.Pos.X, w.Pos.X, 0.005)
-		if r.Epoch != w.Epoch&0xffff || r.Role != w.Role || r.Player != w.Player || r.Penalised != w.Penalised || r.Fallen != w.Fallen || r.BallKnown != w.BallKnown {
+		if r.Epoch != w.Epoch&0xffff || r.Role != w.Role || r.Player != w.Player || r.Penalised != w.Penalised || r.Fallen != w.Fallen || r.BallKnown != w.BallKnown || r.Locked != w.Locked {
 			t.Errorf("record %d: %+v, want %+v", i, r, w)
 		}
 	}

@@ -9,11 +9,17 @@
 //
 //	findball [run] [flags]          run or resume a campaign, then report
 //	findball report -db F -out D    tables, comparison, plots and CSV of a database
+//	                                (-with G: compare with another campaign over the same trials)
 //	findball merge -db OUT IN...    merge shard databases
 //	findball export -db F -out D    trials.csv and samples.csv only
 //	findball submit -dir D [flags]  run a campaign as a Slurm job array, then merge and report
 //	findball submit -k8s [flags]    print the campaign as a Kubernetes indexed Job
 //	findball help                   the subcommands
+//
+// -positions spread runs robotd's own ten positions and starts instead of
+// the thesis'; -loss loses team messages; -play-on plays every trial to
+// the limit (the role scenario). The report adds each strategy's team
+// play: the first striker, role switches per minute, idling.
 //
 // Every trial is stored in an SQLite database as it ends; a killed run
 // resumes where it stopped. -shard i/n runs every n-th trial (by default
@@ -30,7 +36,9 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -124,7 +132,9 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 // submit.
 type campaignFlags struct {
 	fs                       *flag.FlagSet
-	cfgPath, balls           *string
+	cfgPath, balls, posSet   *string
+	loss                     *float64
+	playOn                   *bool
 	printCfg                 *bool
 	strategies, sets         listFlag
 	robots, trials           *int
@@ -139,7 +149,10 @@ func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
 	f.printCfg = fs.Bool("print-config", false, "print the campaign configuration (defaults, file and flags) and exit")
 	fs.Var(&f.strategies, "strategy", "a strategy, `name[:key=value;...]` (repeatable; replaces the default 2016 and 2017); without settings the name is behaviour.search.strategy")
 	fs.Var(&f.sets, "set", "change every robot's configuration, `key=value` with robotd's dotted keys (repeatable, added to the campaign's)")
-	f.robots = fs.Int("robots", 0, "use the first `n` robots of thesis table 5.1 (default 3; 1: robot 2 alone, as the thesis' single-robot runs)")
+	f.posSet = fs.String("positions", "", "a named set of ball positions and robot starts: thesis (tables 5.2 and 5.1, the default) or spread (robotd's ten, over the whole field)")
+	f.loss = fs.Float64("loss", 0, "team-message loss, the probability that a message is lost per receiver (default 0)")
+	f.playOn = fs.Bool("play-on", false, "run every trial to the limit, the robots playing on after the find (the role scenario)")
+	f.robots = fs.Int("robots", 0, "use the first `n` robots of the position set's starts (default 3; 1: robot 2 alone, as the thesis' single-robot runs)")
 	f.balls = fs.String("balls", "", "a file of ball positions, one `x y` per line (mm, or m), instead of thesis table 5.2")
 	f.trials = fs.Int("trials", 0, "trials per ball position and strategy (default 10)")
 	f.limit = fs.Duration("limit", 0, "time limit of a trial, simulation time (default 3m0s)")
@@ -173,6 +186,20 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 		}
 	}
 	cfg.Set = append(cfg.Set, f.sets...)
+	if set["positions"] {
+		ps, err := experiment.LookupPositions(*f.posSet)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.Balls = append([]experiment.Point(nil), ps.Balls...)
+		cfg.Starts = append([]experiment.Start(nil), ps.Starts...)
+	}
+	if set["loss"] {
+		cfg.Network.Loss = *f.loss
+	}
+	if set["play-on"] {
+		cfg.PlayOn = *f.playOn
+	}
 	if *f.balls != "" {
 		pts, err := experiment.LoadBalls(*f.balls)
 		if err != nil {
@@ -181,10 +208,10 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 		cfg.Balls = pts
 	}
 	if set["robots"] {
-		if *f.robots < 1 || *f.robots > len(experiment.ThesisStarts) {
-			return cfg, fmt.Errorf("-robots %d: want 1 to %d", *f.robots, len(experiment.ThesisStarts))
+		if *f.robots < 1 || *f.robots > len(cfg.Starts) {
+			return cfg, fmt.Errorf("-robots %d: want 1 to %d", *f.robots, len(cfg.Starts))
 		}
-		cfg.Starts = append([]experiment.Start(nil), experiment.ThesisStarts[:*f.robots]...)
+		cfg.Starts = cfg.Starts[:*f.robots]
 	}
 	if set["trials"] {
 		cfg.Trials = *f.trials
@@ -329,6 +356,10 @@ func report(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	fs.SetOutput(stderr)
 	db := fs.String("db", "findball.db", "the campaign's database")
 	out := fs.String("out", "findball-out", "where the files go")
+	var with listFlag
+	if cmd == "report" {
+		fs.Var(&with, "with", "also compare the strategies of another campaign's `database` with the same positions, starts, trials and seed (repeatable; report.md only)")
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -340,6 +371,9 @@ func report(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 		return err
 	}
 	defer st.Close()
+	if len(with) > 0 {
+		return reportWith(ctx, st, with, *out, stdout)
+	}
 	if cmd == "export" {
 		if err := experiment.ExportCSV(ctx, st, *out); err != nil {
 			return err
@@ -352,6 +386,91 @@ func report(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 		return err
 	}
 	return printOutputs(stdout, files)
+}
+
+// reportWith writes one report.md over the campaign in st and the
+// campaigns in the databases with: the same positions, starts, trials and
+// seed (so the trials pair up), each strategy named as in its campaign
+// (a name already taken gets "@" and its database's file name).
+func reportWith(ctx context.Context, st *experiment.Store, with []string, out string, stdout io.Writer) error {
+	cfg, ok, err := st.Campaign(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%s holds no campaign", st.Path())
+	}
+	results, err := st.Results(ctx)
+	if err != nil {
+		return err
+	}
+	var notes []string
+	note := func(path string, c *experiment.Config) {
+		notes = append(notes, fmt.Sprintf("%s: strategies %v, team-message loss %g, play on %v, robot settings %v", path, names(c.Strategies), c.Network.Loss, c.PlayOn, c.Set))
+	}
+	note(st.Path(), &cfg)
+	for _, path := range with {
+		o, err := experiment.Open(ctx, path)
+		if err != nil {
+			return err
+		}
+		oc, ok, err := o.Campaign(ctx)
+		if err == nil && !ok {
+			err = fmt.Errorf("%s holds no campaign", path)
+		}
+		var rs []experiment.Result
+		if err == nil {
+			rs, err = o.Results(ctx)
+		}
+		o.Close()
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(oc.Balls, cfg.Balls) || !slices.Equal(oc.Starts, cfg.Starts) || oc.Trials != cfg.Trials || oc.Seed != cfg.Seed || oc.Limit != cfg.Limit {
+			return fmt.Errorf("%s: another set of trials (positions, starts, trials, seed or limit differ from %s's)", path, st.Path())
+		}
+		note(path, &oc)
+		rename := map[string]string{}
+		for _, s := range oc.Strategies {
+			n := s.Name
+			if _, taken := cfg.Strategy(n); taken {
+				n += "@" + strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+			}
+			rename[s.Name] = n
+			s.Name = n
+			cfg.Strategies = append(cfg.Strategies, s)
+		}
+		for _, r := range rs {
+			r.Strategy = rename[r.Strategy]
+			results = append(results, r)
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("Campaigns compared:\n\n")
+	for _, n := range notes {
+		b.WriteString("- " + n + "\n")
+	}
+	b.WriteString("\n")
+	if err := experiment.Report(&b, &cfg, results); err != nil {
+		return err
+	}
+	path := filepath.Join(out, "report.md")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s\nwrote %s\n", b.String(), path)
+	return err
+}
+
+func names(ss []experiment.Strategy) []string {
+	var n []string
+	for _, s := range ss {
+		n = append(n, s.Name)
+	}
+	return n
 }
 
 func merge(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -55,6 +55,16 @@ func TestPrintConfig(t *testing.T) {
 					t.Errorf("set: %v", c.Set)
 				}
 			}},
+		{name: "the spread set at 10% loss, played on", args: []string{"-positions", "spread", "-loss", "0.1", "-play-on", "-strategy", "sweep", "-robots", "2"},
+			check: func(t *testing.T, c experiment.Config) {
+				if len(c.Balls) != 10 || c.Balls[0] != experiment.SpreadBalls[0] || len(c.Starts) != 2 || c.Starts[1] != experiment.SpreadStarts[1] {
+					t.Errorf("positions: %+v %+v", c.Balls, c.Starts)
+				}
+				if c.Network.Loss != 0.1 || !c.PlayOn || len(c.Strategies) != 1 || c.Strategies[0].Name != "sweep" {
+					t.Errorf("loss %v, play on %v, strategies %+v", c.Network.Loss, c.PlayOn, c.Strategies)
+				}
+			}},
+		{name: "unknown position set", args: []string{"-positions", "moon"}, err: "spread"},
 		{name: "unknown setting", args: []string{"-set", "behaviour.nope=1"}, err: "behaviour.nope"},
 		{name: "bad strategy", args: []string{"-strategy", "2019"}, err: "search.strategy"},
 		{name: "bad shard", args: []string{"-shard", "2/2"}, err: "shard"},
@@ -140,6 +150,50 @@ func TestShardedRun(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(outDir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+	// The same trials with the sweep, at 10 % loss, in a database of its
+	// own, compared with the merged one trial by trial.
+	sweepDB := filepath.Join(dir, "sweep.db")
+	if err := run(ctx, []string{"-config", cfgPath, "-strategy", "sweep", "-loss", "0.1", "-db", sweepDB, "-out", filepath.Join(dir, "sweep-out"), "-parallel", "1"},
+		&bytes.Buffer{}, &bytes.Buffer{}, env(nil)); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := run(ctx, []string{"report", "-db", merged, "-with", sweepDB, "-out", filepath.Join(dir, "with")}, &out, &bytes.Buffer{}, env(nil)); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## sweep against 2017", "(2 pairs,", "team-message loss 0.1", "### sweep"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report -with: no %q in\n%s", want, out.String())
+		}
+	}
+	// A strategy name already taken gets its database's name.
+	out.Reset()
+	if err := run(ctx, []string{"report", "-db", merged, "-with", filepath.Join(dir, "shard0.db"), "-out", filepath.Join(dir, "with2")}, &out, &bytes.Buffer{}, env(nil)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "## 2017@shard0 against 2017") {
+		t.Errorf("report -with the same campaign:\n%s", out.String())
+	}
+	// Other trials do not pair up.
+	other := cfg
+	other.Trials = 3
+	b, _ = json.Marshal(&other)
+	otherCfg := filepath.Join(dir, "other.json")
+	if err := os.WriteFile(otherCfg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	otherDB := filepath.Join(dir, "other.db")
+	st, err := experiment.Open(ctx, otherDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Begin(ctx, &other); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if err := run(ctx, []string{"report", "-db", merged, "-with", otherDB, "-out", filepath.Join(dir, "with3")}, &out, &bytes.Buffer{}, env(nil)); err == nil || !strings.Contains(err.Error(), "another set of trials") {
+		t.Errorf("other trials: %v", err)
 	}
 }
 

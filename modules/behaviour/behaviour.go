@@ -4,11 +4,12 @@
 // spin, find the ball) composed into roles (striker, supporter, defender,
 // goalie), with the active path published every tick.
 //
-// Roles come from role allocation (package roles: TeamChaos' Switch!, AIBO four-legged league,
-// consistent under packet loss), for which behaviour also writes the team
+// Roles come from role allocation (package roles: TeamChaos' Switch!,
+// AIBO four-legged league, consistent under packet loss), for which behaviour also writes the team
 // message that team communication sends. The ball search is the thesis',
-// the 2016 baseline or the 2017 component (package search), chosen by
-// search.strategy; its distribution and targets are published.
+// the 2016 baseline or the 2017 component, or robotd's team sweep (package
+// search), chosen by search.strategy; its distribution and targets are
+// published.
 //
 // Inputs: perception's body state, pose, ball and team ball; motion's
 // state (last tick's); optionally the game state (package gamecontroller's

@@ -163,8 +163,12 @@ func TestSearchStrategies(t *testing.T) {
 		{"2017", hal.Pose2{X: -3.25, Y: 3, Heading: -math.Pi / 2}, nil, hal.Vec2{X: -3, Y: 2}},
 		// 2016: the point nearest to the last ball position first.
 		{"2016", hal.Pose2{X: -3.25, Y: 3}, &hal.Vec2{X: 2.5, Y: -2.2}, hal.Vec2{X: 2, Y: -2}},
-		// 2016 without a ball ever seen: the point nearest to the robot.
-		{"2016", hal.Pose2{X: -3.25, Y: 3}, nil, hal.Vec2{X: -2, Y: 2}},
+		// 2016 without a ball ever seen: the point nearest to the centre
+		// spot, the same for the whole team.
+		{"2016", hal.Pose2{X: -3.25, Y: 3}, nil, hal.Vec2{X: 0, Y: 1}},
+		{"2016", hal.Pose2{X: 2, Y: -3}, nil, hal.Vec2{X: 0, Y: 1}},
+		// The sweep: nothing seen yet, the viewpoint nearest the robot.
+		{"sweep", hal.Pose2{X: -3.25, Y: 3, Heading: -math.Pi / 2}, nil, hal.Vec2{X: -3, Y: 2.5}},
 	}
 	for _, tc := range tests {
 		cfg := behaviour.DefaultConfig()
@@ -178,17 +182,21 @@ func TestSearchStrategies(t *testing.T) {
 		}
 		out := h.Tick(tick, world(tc.at, playing()))
 		s := out.Search
-		if int(s.Strategy) != map[string]int{"2016": 2016, "2017": 2017}[tc.strategy] || !s.Active || s.NTargets < 1 {
+		if int(s.Strategy) != map[string]int{"2016": 2016, "2017": 2017, "sweep": 2026}[tc.strategy] || !s.Active || s.NTargets < 1 {
 			t.Fatalf("%s: search %+v", tc.strategy, s)
 		}
 		if got := s.Targets[0].Pos; math.Hypot(got.X-tc.want.X, got.Y-tc.want.Y) > 1e-9 {
 			t.Errorf("%s from %v (last ball %v): target %v, want %v", tc.strategy, tc.at, tc.lastBall, got, tc.want)
 		}
-		if s.Cols != 3 || s.Rows != 3 || s.CellX != 3 || s.CellY != 2 || s.Origin != (hal.Vec2{X: -4.5, Y: -3}) {
+		cols, rows, cx, cy := 3, 3, 3.0, 2.0
+		if tc.strategy == "sweep" {
+			cols, rows, cx, cy = 4, 4, 2.25, 1.5
+		}
+		if s.Cols != cols || s.Rows != rows || s.CellX != cx || s.CellY != cy || s.Origin != (hal.Vec2{X: -4.5, Y: -3}) {
 			t.Errorf("%s: grid %d × %d of %.1f × %.1f m from %v", tc.strategy, s.Cols, s.Rows, s.CellX, s.CellY, s.Origin)
 		}
 		var sum float32
-		for _, p := range s.Probabilities[:9] {
+		for _, p := range s.Probabilities[:cols*rows] {
 			sum += p
 		}
 		if math.Abs(float64(sum)-1) > 1e-5 {

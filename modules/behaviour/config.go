@@ -80,8 +80,10 @@ type KickConfig struct {
 
 // SearchConfig configures the ball search (seed 003).
 type SearchConfig struct {
-	// Strategy is "2016" (eight hard-coded points, table 2.1) or "2017"
-	// (the distributed, probabilistic search of chapter 4).
+	// Strategy is "2016" (eight hard-coded points, table 2.1), "2017"
+	// (the distributed, probabilistic search of chapter 4) or "sweep"
+	// (robotd's team sweep: a shared fine belief of where the ball may
+	// still be, package search's Sweep).
 	Strategy string `json:"strategy"`
 	// ReliableDistance is the ball detector's reliable detection distance
 	// and Margin the error allowed in estimating it: the 2017 grid's
@@ -93,8 +95,11 @@ type SearchConfig struct {
 	Components search.ComponentConfig `json:"components"`
 	// Team configures the TeamDistributionGenerator.
 	Team search.TeamConfig `json:"team"`
-	// Travel estimates the time to reach a segment (SimpleUtility).
+	// Travel estimates the time to reach a segment (SimpleUtility) or a
+	// viewpoint (sweep).
 	Travel search.TravelConfig `json:"travel"`
+	// Sweep configures the team sweep.
+	Sweep search.SweepConfig `json:"sweep"`
 	// Arrive is how close to a search location counts as there.
 	Arrive float64 `json:"arrive"`
 	// WalkTimeout gives up walking to a location (blocked, or lost).
@@ -135,6 +140,7 @@ func DefaultConfig() Config {
 			Components: search.DefaultComponentConfig(),
 			Team:       search.TeamConfig{MaxAge: config.Duration(15 * time.Second)},
 			Travel:     search.TravelConfig{Speed: 0.2, TurnSpeed: 0.6, Search: config.Duration(12 * time.Second)},
+			Sweep:      search.DefaultSweepConfig(),
 			Arrive:     0.3, WalkTimeout: config.Duration(60 * time.Second),
 			ScanTime: config.Duration(4500 * time.Millisecond), SpinSpeed: 0.6,
 		},
@@ -152,9 +158,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("behaviour: %w", err)
 	}
 	switch c.Search.Strategy {
-	case "2016", "2017":
+	case "2016", "2017", "sweep":
 	default:
-		return fmt.Errorf("behaviour: search.strategy %q: want \"2016\" or \"2017\"", c.Search.Strategy)
+		return fmt.Errorf("behaviour: search.strategy %q: want \"2016\", \"2017\" or \"sweep\"", c.Search.Strategy)
+	}
+	if err := c.Search.Sweep.Validate(field.SPL()); err != nil {
+		return fmt.Errorf("behaviour: %w", err)
 	}
 	if _, err := search.NewGrid(field.SPL(), c.Search.ReliableDistance-c.Search.Margin); err != nil {
 		return fmt.Errorf("behaviour: search: %w", err)

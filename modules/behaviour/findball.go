@@ -11,10 +11,23 @@ import (
 	"github.com/robotd/robotd/msg"
 )
 
+// The strategies' numbers in the search entry.
+const (
+	strategy2016  = 2016
+	strategy2017  = 2017
+	strategySweep = 2026 // robotd's team sweep
+)
+
+// sweepCols and sweepRows are the blocks of the team sweep's summary in
+// team messages and the search entry.
+const sweepCols, sweepRows = 4, 4
+
 // finder is the FindBall skill (seed 003 §4.2.3 for 2017, §2.3.2 for
-// 2016) and the 2017 search's estimation, which runs every tick whether
-// the robot searches or not: the local distribution (composite), the team
-// distribution, and the distributed utility over the teammates' targets.
+// 2016, and robotd's team sweep) and the searches' estimation, which runs
+// every tick whether the robot searches or not: the 2017 local
+// distribution (composite), the team distribution, and the distributed
+// utility over the teammates' targets; the team sweep's belief, fed by
+// this robot's view and its teammates' reported poses.
 type finder struct {
 	cfg      *SearchConfig
 	strategy uint16
@@ -39,14 +52,31 @@ type finder struct {
 	lastBallValid bool
 	resets        uint32
 	mirrored      bool
+
+	// The team sweep: the belief, each teammate's last message (count,
+	// pose and arrival), the teammates' claims, and the look at a
+	// viewpoint.
+	sweep     *search.Sweep
+	mateCount [msg.MaxPlayerNumber + 1]uint32
+	matePose  [msg.MaxPlayerNumber + 1]hal.Pose2
+	mateAt    [msg.MaxPlayerNumber + 1]time.Duration
+	claims    search.Claims
+	replanAt  time.Duration
+	lookStart float64 // the mass in reach on arrival
+	sweepCell [sweepCols * sweepRows]float32
 }
 
 func newFinder(cfg *SearchConfig) *finder {
 	f := &finder{cfg: cfg, point: -1}
-	f.strategy = 2017
-	if cfg.Strategy == "2016" {
-		f.strategy = 2016
+	switch cfg.Strategy {
+	case "2016":
+		f.strategy = strategy2016
+	case "sweep":
+		f.strategy = strategySweep
+	default:
+		f.strategy = strategy2017
 	}
+	f.sweep = search.NewSweep(cfg.Sweep, field.SPL())
 	f.grid, _ = search.NewGrid(field.SPL(), cfg.ReliableDistance-cfg.Margin) // validated
 	f.comp = search.NewComposite(cfg.Components, f.grid)
 	f.simple = search.SimpleUtility{Travel: cfg.Travel}
@@ -99,6 +129,52 @@ func (f *finder) update(w *world) {
 	}
 	search.Team(f.cfg.Team, f.comp.Dist(), f.mates[:f.nmates], &f.team)
 	f.util.Count(&f.grid, f.mates[:f.nmates], f.cfg.Team.MaxAge.D().Seconds())
+	if f.strategy == strategySweep {
+		f.updateSweep(w, &in)
+	}
+}
+
+// updateSweep feeds the team sweep's belief for one tick: it starts over
+// while the robot does not play; it grows back; this robot's view takes
+// mass; a ball seen (by anyone) puts mass where it is; each new teammate
+// message takes the mass the teammate saw on its way since its previous
+// one; the teammates' search targets are their claims.
+func (f *finder) updateSweep(w *world, in *search.Inputs) {
+	s := f.sweep
+	if in.Penalised {
+		s.Reset()
+		f.mateCount = [msg.MaxPlayerNumber + 1]uint32{}
+		return
+	}
+	s.Regrow(in.Dt)
+	if in.PoseValid && !w.fallen() {
+		s.Look(in.Pose, in.Dt, 1)
+	}
+	if w.ballKnown {
+		s.BallAt(w.ballField)
+	}
+	f.claims.N = 0
+	for i := range w.mates.N {
+		m := &w.mates.Mates[i]
+		p := m.Msg.Player
+		if p == 0 || int(p) > msg.MaxPlayerNumber || m.Msg.Penalised {
+			continue
+		}
+		if m.Msg.Searching && m.Msg.TargetValid && w.now-m.Received < f.cfg.Team.MaxAge.D() && f.claims.N < len(f.claims.Targets) {
+			f.claims.Targets[f.claims.N] = m.Msg.Target
+			f.claims.N++
+		}
+		if f.mateCount[p] == m.Count || !m.Msg.PoseValid || m.Msg.Fallen {
+			continue
+		}
+		if f.mateCount[p] != 0 {
+			dt := min(max(m.Received-f.mateAt[p], 0), 2*f.cfg.Sweep.Replan.D()+4*time.Second)
+			s.LookAlong(f.matePose[p], m.Msg.Pose, dt)
+		} else {
+			s.Look(m.Msg.Pose, f.cfg.Sweep.SeeTime.D(), f.cfg.Sweep.MateShare)
+		}
+		f.mateCount[p], f.matePose[p], f.mateAt[p] = m.Count, m.Msg.Pose, m.Received
+	}
 }
 
 // node builds the FindBall subtree: choose a location, walk there, scan,
@@ -118,11 +194,16 @@ func (f *finder) begin(w *world, p msg.SearchPhase) { f.phase, f.phaseStart = p,
 
 // choose picks the next search location.
 func (f *finder) choose(w *world) bt.Status {
-	if f.strategy == 2016 {
+	switch f.strategy {
+	case strategy2016:
 		if !f.searchedLast || f.point < 0 {
 			// A fresh search starts at the point nearest to where the ball
-			// was last (or to the robot, if it never was).
-			from := w.here()
+			// was last (seed 003 §2.3.2). A robot that never knew the
+			// ball takes the centre spot, where a game's ball starts: the
+			// whole team then starts at the same point, as the thesis'
+			// robots did (the team's last known ball is the same for
+			// all of them).
+			from := hal.Vec2{}
 			if f.lastBallValid {
 				from = f.lastBall
 			}
@@ -131,7 +212,11 @@ func (f *finder) choose(w *world) bt.Status {
 			f.point = search.Next2016(f.point)
 		}
 		f.target = search.Points2016[f.point]
-	} else {
+	case strategySweep:
+		f.point = -1
+		f.target = f.sweep.Choose(&f.cfg.Travel, w.pose.Pose, &f.claims, f.target, false)
+		f.replanAt = w.now + f.cfg.Sweep.Replan.D()
+	default:
 		f.point = search.Simple(&f.util, &f.team, &f.grid, w.pose.Pose)
 		f.target = f.grid.Centre(f.point)
 	}
@@ -144,6 +229,10 @@ func (f *finder) markSearching(w *world) {
 }
 
 func (f *finder) walk(w *world) bt.Status {
+	if f.strategy == strategySweep && w.now >= f.replanAt {
+		f.target = f.sweep.Choose(&f.cfg.Travel, w.pose.Pose, &f.claims, f.target, true)
+		f.replanAt = w.now + f.cfg.Sweep.Replan.D()
+	}
 	f.markSearching(w)
 	if w.walkTo(f.target, 0, false, f.cfg.Arrive, msg.HeadRequest{Mode: msg.HeadScan}) {
 		return bt.Success
@@ -156,6 +245,9 @@ func (f *finder) walk(w *world) bt.Status {
 
 func (f *finder) scan(w *world) bt.Status {
 	f.markSearching(w)
+	if f.strategy == strategySweep {
+		return f.look(w)
+	}
 	w.stand(msg.HeadRequest{Mode: msg.HeadScan})
 	if w.now-f.phaseStart >= f.cfg.ScanTime.D() {
 		return bt.Success
@@ -165,7 +257,7 @@ func (f *finder) scan(w *world) bt.Status {
 
 func (f *finder) spin(w *world) bt.Status {
 	f.markSearching(w)
-	if f.strategy == 2016 || f.cfg.SpinSpeed <= 0 {
+	if f.strategy != strategy2017 || f.cfg.SpinSpeed <= 0 {
 		return bt.Success
 	}
 	if w.motion.Active == msg.MotionWalk {
@@ -178,6 +270,27 @@ func (f *finder) spin(w *world) bt.Status {
 	}
 	w.req = msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Turn: hal.RadPerSec(f.cfg.SpinSpeed)},
 		Head: msg.HeadRequest{Mode: msg.HeadLookAt, Pitch: 0.3}}
+	return bt.Running
+}
+
+// look is the team sweep's look at a viewpoint: turn towards the unseen
+// mass in reach, the head scanning, until little of it is left or MaxLook.
+func (f *finder) look(w *world) bt.Status {
+	here := w.here()
+	left := f.sweep.InReach(here)
+	if w.now == f.phaseStart {
+		f.lookStart = max(left, 1e-9)
+	}
+	if left <= f.cfg.Sweep.Done*f.lookStart || w.now-f.phaseStart >= f.cfg.Sweep.MaxLook.D() || !w.pose.Valid {
+		return bt.Success
+	}
+	herr := wrap(f.sweep.Heading(here) - float64(w.pose.Pose.Heading))
+	c := &w.cfg.Walk
+	w.req = msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Turn: hal.RadPerSec(clamp(c.TurnGain*herr, -c.TurnSpeed, c.TurnSpeed))},
+		Head: msg.HeadRequest{Mode: msg.HeadScan}}
+	if math.Abs(herr) < 0.15 {
+		w.stand(msg.HeadRequest{Mode: msg.HeadScan})
+	}
 	return bt.Running
 }
 
@@ -194,10 +307,28 @@ func (f *finder) publish(w *world, s *msg.SearchState) {
 	*s = msg.SearchState{Strategy: f.strategy, Active: w.searching, Point: -1, Phase: f.phase,
 		Cols: f.grid.Cols, Rows: f.grid.Rows, CellX: f.grid.CellX, CellY: f.grid.CellY, CellSize: f.grid.CellX,
 		Origin: f.grid.Origin}
-	local := f.comp.Dist()
-	for i := range f.grid.N() {
-		s.Probabilities[i] = float32(f.team.P[i])
-		s.Local[i] = float32(local.P[i])
+	if f.strategy == strategySweep {
+		// The sweep's belief in blocks, as the share of the unseen mass.
+		s.Cols, s.Rows = sweepCols, sweepRows
+		s.CellX, s.CellY = float64(field.SPL().Length)/sweepCols, float64(field.SPL().Width)/sweepRows
+		s.CellSize = s.CellX
+		f.sweep.Coarse(sweepCols, sweepRows, f.sweepCell[:])
+		var tot float32
+		for _, v := range f.sweepCell {
+			tot += v
+		}
+		for i, v := range f.sweepCell {
+			if tot > 0 {
+				s.Probabilities[i] = v / tot
+			}
+			s.Local[i] = s.Probabilities[i]
+		}
+	} else {
+		local := f.comp.Dist()
+		for i := range f.grid.N() {
+			s.Probabilities[i] = float32(f.team.P[i])
+			s.Local[i] = float32(local.P[i])
+		}
 	}
 	if w.searching {
 		s.Point = f.point
@@ -217,6 +348,13 @@ func (f *finder) publish(w *world, s *msg.SearchState) {
 // share writes the local distribution into a team message, relative to
 // its largest cell.
 func (f *finder) share(m *msg.TeamMessage) {
+	if f.strategy == strategySweep {
+		// The sweep's belief in blocks, relative to the largest (for the
+		// debug page; teammates take what was seen from the poses).
+		f.sweep.Coarse(sweepCols, sweepRows, m.Distribution[:sweepCols*sweepRows])
+		m.NSegments = sweepCols * sweepRows
+		return
+	}
 	d := f.comp.Dist()
 	mx := d.Max()
 	m.NSegments = uint8(d.N)

@@ -72,9 +72,16 @@ type team struct {
 	sentEpoch uint32
 	out       msg.TeamOut
 
-	role     msg.Role
-	started  bool
-	since    time.Duration
+	role    msg.Role
+	started bool
+	since   time.Duration
+
+	// The previous tick's game, for the start of play.
+	wasPlaying    bool
+	wasState      msg.GameStateKind
+	wasSource     msg.GameSource
+	wasPenalMates uint32
+
 	switches uint32
 	recent   [32]time.Duration // switch times, a ring
 	nrecent  int
@@ -101,12 +108,53 @@ func (t *team) receive(w *world) {
 	}
 }
 
+// teamStarts reports whether the team starts to play in this tick: this
+// robot starts to play, and either the game has just entered PLAYING or
+// every teammate heard from was penalised too in the last tick (the
+// GameController released them together). Every robot of the team sees
+// the same.
+func (t *team) teamStarts(w *world) bool {
+	playing := w.playing()
+	defer func() {
+		t.wasPlaying, t.wasState, t.wasSource, t.wasPenalMates = playing, w.game.State, w.game.Source, w.game.PenalisedMates
+	}()
+	if !playing || t.wasPlaying || !t.started {
+		return false
+	}
+	if t.wasSource != w.game.Source || t.wasState != msg.StatePlaying {
+		return true
+	}
+	if w.game.Source != msg.GameSourceGameController {
+		return false
+	}
+	for i := range w.mates.N {
+		p := w.mates.Mates[i].Msg.Player
+		if p < 32 && t.wasPenalMates&(1<<p) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // update advances the allocation and returns the role.
 func (t *team) update(w *world) msg.Role {
-	role, changed := t.proto.Update(t.clock.now(w.now), w.goalie)
+	var role msg.Role
+	var changed bool
+	before := t.proto.Switches()
+	prevPen := t.wasPenalMates
+	if t.teamStarts(w) {
+		gc := w.game.Source == msg.GameSourceGameController
+		released := uint32(0)
+		if gc {
+			released = prevPen &^ w.game.PenalisedMates
+		}
+		role, changed = t.proto.StartPlay(t.clock.now(w.now), w.goalie, w.game.PenalisedMates, gc, released)
+	} else {
+		role, changed = t.proto.Update(t.clock.now(w.now), w.goalie)
+	}
 	if changed || !t.started {
 		t.started = true
-		if changed && t.proto.Warm() {
+		if t.proto.Switches() > before {
 			t.switches++
 			t.recent[t.nrecent%len(t.recent)] = w.now
 			t.nrecent++
@@ -126,7 +174,8 @@ func (t *team) state(now time.Duration) msg.RoleState {
 		}
 	}
 	return msg.RoleState{Role: t.role, Since: t.since, Switches: t.switches, SwitchesPerMinute: float64(n),
-		Epoch: t.proto.Decided(), Active: uint8(t.proto.Active()), Cost: t.proto.Cost()}
+		Epoch: t.proto.Decided(), Active: uint8(t.proto.Active()), Cost: t.proto.Cost(),
+		Allocated: t.proto.Allocated(), Locked: t.proto.Locked(t.proto.Epoch(t.clock.now(now)))}
 }
 
 // send fills the team message at this robot's slot of every epoch; it

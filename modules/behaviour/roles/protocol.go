@@ -27,6 +27,27 @@ type Protocol struct {
 	active  int
 	warm    bool
 
+	// allocated: an allocation (regular or kick-off) has decided the
+	// role. kickOff is the epoch of the kick-off allocation, kicked
+	// whether there was one: regular allocations wait for records from
+	// after it.
+	allocated bool
+	kicked    bool
+	kickOff   uint32
+	// A kick-off allocation waits (pending) until the records of an epoch
+	// have been sent, sent again and relayed, with the GameController's
+	// penalties (kickPen, if kickKnown). maxHeard is the highest player
+	// number heard, whose relay slot ends the wait.
+	pending   bool
+	kickPen   uint32
+	kickKnown bool
+	maxHeard  uint8
+	released  uint8 // the highest player number released together
+	// switched holds the epochs of the robot's last role switches, a
+	// ring of nsw entries.
+	switched [8]uint32
+	nsw      int
+
 	snap []msg.RoleRecord
 	as   Assignment
 }
@@ -67,6 +88,9 @@ func (p *Protocol) Receive(m *msg.TeamMessage, now uint32) {
 		if r.Player == p.self {
 			continue // our own, relayed back
 		}
+		if r.Player <= msg.MaxPlayerNumber {
+			p.maxHeard = max(p.maxHeard, r.Player)
+		}
 		if r.Epoch > now+1 {
 			continue // from the future: a clock not yet in step
 		}
@@ -82,6 +106,7 @@ func (p *Protocol) Receive(m *msg.TeamMessage, now uint32) {
 // teammates' of e-1 (relayed).
 func (p *Protocol) Fill(m *msg.TeamMessage, own msg.RoleRecord, e uint32) {
 	own.Player, own.Epoch = p.self, e
+	own.Locked = p.Locked(e)
 	own.Quantize() // as the teammates will see it
 	p.store.Add(&own)
 	m.NRecords = 0
@@ -121,6 +146,17 @@ func (p *Protocol) Update(now time.Duration, goalkeeper uint8) (msg.Role, bool) 
 		p.decided = e
 		return p.role, false
 	}
+	if p.pending {
+		d, ok := p.kickData(now)
+		if !ok {
+			return p.role, false
+		}
+		p.pending, p.epoch = false, e
+		old := p.role
+		p.role, p.cost, p.active = p.allocate(e, d, goalkeeper, p.kickPen, p.kickKnown)
+		p.kicked, p.kickOff = true, e
+		return p.role, p.decide(e, old)
+	}
 	if e == p.epoch {
 		return p.role, false
 	}
@@ -134,6 +170,10 @@ func (p *Protocol) Update(now time.Duration, goalkeeper uint8) (msg.Role, bool) 
 		}
 		return p.role, false
 	}
+	if p.kicked && e < p.kickOff+3 {
+		// Records of the kick-off epoch predate the kick-off allocation.
+		return p.role, false
+	}
 	if e%2 != 0 {
 		// Decide every other epoch: the records of epoch e-2 were sent
 		// after the allocation of e-2 took effect, so they show it, and
@@ -144,16 +184,103 @@ func (p *Protocol) Update(now time.Duration, goalkeeper uint8) (msg.Role, bool) 
 	}
 	p.warm = true
 	old := p.role
-	p.role, p.cost, p.active = p.allocate(e, goalkeeper)
-	p.decided = e
-	return p.role, p.role != old
+	p.role, p.cost, p.active = p.allocate(e, e-2, goalkeeper, 0, false)
+	return p.role, p.decide(e, old)
 }
 
-// allocate computes the allocation of epoch e.
-func (p *Protocol) allocate(e uint32, goalkeeper uint8) (msg.Role, float64, int) {
-	d := e - 2
+// decide books the allocation of epoch e, which replaced role old, and
+// reports whether the role changed.
+func (p *Protocol) decide(e uint32, old msg.Role) bool {
+	p.decided = e
+	changed := p.role != old
+	if changed && p.allocated {
+		p.switched[p.nsw%len(p.switched)] = e
+		p.nsw++
+	}
+	p.allocated = true
+	return changed
+}
+
+// Locked reports whether this robot is locked in its role for the
+// allocation after epoch e: it switched MaxSwitches times within the
+// minute before the next even epoch.
+func (p *Protocol) Locked(e uint32) bool {
+	limit := p.cfg.MaxSwitches
+	if limit == 0 {
+		return false
+	}
+	next := e + 2 - e%2
+	per := p.cfg.Period.D()
+	n := 0
+	for i := range min(p.nsw, len(p.switched)) {
+		if time.Duration(next-p.switched[i])*per < time.Minute {
+			n++
+		}
+	}
+	return n >= limit
+}
+
+// StartPlay asks for the kick-off allocation when the team starts to play
+// at team time now (the game entered PLAYING, or the robots penalised
+// together were released together), if so configured: as soon as the
+// records of an epoch have been sent, sent again and relayed (within two
+// seconds with a period of 3.5 s and players up to 4), from each robot's
+// record of that epoch, with penalised (bit p set for every penalised
+// player p, from the GameController; known false: the records' own flags)
+// in place of the records' penalties, which predate the release. released
+// has bit p set for every player the GameController released with this
+// one: the wait covers their relay slots even if none of their messages
+// has arrived yet. Until then the robot keeps its role. It returns the
+// role and whether it changed.
+func (p *Protocol) StartPlay(now time.Duration, goalkeeper uint8, penalised uint32, known bool, released uint32) (msg.Role, bool) {
+	if p.cfg.KickOff {
+		if !p.started {
+			p.Update(now, goalkeeper)
+		}
+		p.pending, p.kickPen, p.kickKnown = true, penalised, known
+		p.released = 0
+		for q := msg.MaxPlayerNumber; q > 0; q-- {
+			if q < 32 && released&(1<<q) != 0 {
+				p.released = uint8(q)
+				break
+			}
+		}
+	}
+	return p.Update(now, goalkeeper)
+}
+
+// kickData returns the newest epoch, since this robot started, whose
+// records every robot has at team time now: its last relay slot (of the
+// highest player heard or released together) in the next epoch has
+// passed, with a twentieth of a period for the delivery.
+func (p *Protocol) kickData(now time.Duration) (uint32, bool) {
+	per := p.cfg.Period.D()
+	last := max(p.maxHeard, p.self, p.released)
+	relayEnd := per/10 + time.Duration(int(last-1)%8)*per*7/80
+	e := p.Epoch(now)
+	for k := uint32(1); k <= 2 && k <= e; k++ {
+		d := e - k
+		if d < p.startEpoch {
+			break
+		}
+		if now >= time.Duration(d+1)*per+relayEnd {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
+// allocate computes the allocation of epoch e from the records of epoch d
+// (and before, for a silent robot). With known, penalised replaces the
+// records' penalties: bit p is set for every penalised player p.
+func (p *Protocol) allocate(e, d uint32, goalkeeper uint8, penalised uint32, known bool) (msg.Role, float64, int) {
 	back := p.cfg.SilentEpochs - 1
 	p.snap = p.store.Snapshot(p.snap[:0], d, back)
+	if known {
+		for i := range p.snap {
+			p.snap[i].Penalised = penalised&(1<<p.snap[i].Player) != 0
+		}
+	}
 	// The goalkeeper is lost when it is penalised, or silent after having
 	// played (before the silence window).
 	lost := false
@@ -190,6 +317,14 @@ func (p *Protocol) Decided() uint32 { return p.decided }
 // Warm reports whether the robot allocates (it has listened for long
 // enough).
 func (p *Protocol) Warm() bool { return p.warm }
+
+// Switches counts the role switches allocations made (the first
+// allocation's change from the kick-off role is none).
+func (p *Protocol) Switches() int { return p.nsw }
+
+// Allocated reports whether an allocation (regular or kick-off) has
+// decided the role.
+func (p *Protocol) Allocated() bool { return p.allocated }
 
 // Reset forgets everything (a restart).
 func (p *Protocol) Reset() {

@@ -24,6 +24,24 @@
 // agree, and a disagreement heals itself at the next allocation. Epochs
 // are aligned to the team clock, so every robot switches at the same
 // moment.
+//
+// Settling: the change cost of Switch! is an absolute margin, which two
+// robots whose costs are nearly equal but jitter (the turn to the ball,
+// a teammate's report against an own sighting) cross back and forth.
+// Here a robot's cost for a role it does not play is raised by a share of
+// that cost too (ChangeRatio), so the margin grows with the costs, and a
+// robot that switched MaxSwitches times in the last minute says so in its
+// record (Locked): the allocation leaves a locked robot in its role unless
+// a role of higher priority would otherwise stay empty. The lock travels
+// in the records, so every robot allocates with it alike.
+//
+// Kick-off: when the team starts to play (the game enters PLAYING, or the
+// robots penalised together are released together), every robot allocates
+// as soon as one epoch's records have been sent, sent again and relayed
+// (within 2 s with a 3.5 s period and players up to 4), from those
+// records with the GameController's penalties in place of theirs (which
+// predate the release); the regular allocations take over once records
+// from after it are complete.
 package roles
 
 import (
@@ -54,6 +72,17 @@ type Config struct {
 	// the ball and which gain little from swapping.
 	ChangeCost         float64 `json:"change_cost"`
 	PositionChangeCost float64 `json:"position_change_cost"`
+	// ChangeRatio raises a robot's cost for a role it does not play by
+	// this share of the cost (0..2): hysteresis relative to the costs,
+	// which holds when two robots' costs are nearly equal.
+	ChangeRatio float64 `json:"change_ratio"`
+	// MaxSwitches is how many role switches a robot may make in any
+	// minute (0: no limit): a robot that made as many is locked in its
+	// role until the oldest is a minute old.
+	MaxSwitches int `json:"max_switches"`
+	// KickOff allocates at once when the team starts to play, instead of
+	// waiting for the first regular allocation.
+	KickOff bool `json:"kick_off"`
 	// FallenCost is added to a fallen robot's costs (the time to get up).
 	FallenCost float64 `json:"fallen_cost"`
 	// UnknownBallCost is a robot's striker cost when it does not know
@@ -80,7 +109,8 @@ func DefaultConfig() Config {
 	return Config{
 		Priority:   []string{"goalie", "striker", "defender", "supporter"},
 		Goalkeeper: 1, GoalieTakeover: true,
-		ChangeCost: 4, PositionChangeCost: 15, FallenCost: 5, UnknownBallCost: 60, Speed: 0.2,
+		ChangeCost: 4, PositionChangeCost: 15, ChangeRatio: 0.3, MaxSwitches: 2, KickOff: true,
+		FallenCost: 5, UnknownBallCost: 60, Speed: 0.2,
 		DefenderPos: hal.Vec2{X: -3.2, Y: 0}, GoaliePos: hal.Vec2{X: -4.3, Y: 0},
 		SilentEpochs: 3,
 		Period:       config.Duration(5500 * time.Millisecond),
@@ -118,6 +148,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("roles: goalkeeper %d outside 0..%d", c.Goalkeeper, msg.MaxPlayerNumber)
 	case c.ChangeCost < 0 || c.PositionChangeCost < 0 || c.FallenCost < 0 || c.UnknownBallCost < 0:
 		return fmt.Errorf("roles: costs must not be negative")
+	case !(c.ChangeRatio >= 0 && c.ChangeRatio <= 2):
+		return fmt.Errorf("roles: change_ratio %v outside 0..2", c.ChangeRatio)
+	case c.MaxSwitches < 0 || c.MaxSwitches > 60:
+		return fmt.Errorf("roles: max_switches %d outside 0..60", c.MaxSwitches)
 	case c.Speed <= 0:
 		return fmt.Errorf("roles: speed %v must be positive", c.Speed)
 	case c.SilentEpochs < 1:
@@ -165,6 +199,7 @@ func (a *Allocator) Cost(rec *msg.RoleRecord, r msg.Role) float64 {
 		c += a.cfg.FallenCost
 	}
 	if rec.Role != r {
+		c *= 1 + a.cfg.ChangeRatio
 		if r == msg.RoleDefender || r == msg.RoleSupporter {
 			c += a.cfg.PositionChangeCost
 		} else {
@@ -201,7 +236,10 @@ func (as *Assignment) RoleOf(recs []msg.RoleRecord, p uint8) (msg.Role, float64)
 // most MaxTeammates+1; penalised robots get none). goalkeeper is the fixed
 // goalkeeper's player number (0: none); goalkeeperLost says it has played
 // and is now penalised or silent, which lets another robot take the goalie
-// role if so configured. The result depends only on its arguments.
+// role if so configured. A locked robot keeps its role if that role is
+// still free when its turn in the priority comes, and takes another only
+// when no unlocked robot is left for a role of higher priority. The result
+// depends only on its arguments.
 func (a *Allocator) Allocate(recs []msg.RoleRecord, goalkeeper uint8, goalkeeperLost bool, out *Assignment) {
 	n := min(len(recs), len(out.Roles))
 	out.N = n
@@ -243,12 +281,26 @@ func (a *Allocator) Allocate(recs []msg.RoleRecord, goalkeeper uint8, goalkeeper
 	}
 }
 
-// assign gives role r to the untaken robot with the lowest cost, ties to
-// the lower player number.
+// assign gives role r to a robot: a locked robot that plays it, else the
+// untaken unlocked robot with the lowest cost, else the untaken locked one
+// with the lowest cost; ties go to the lower player number.
 func (a *Allocator) assign(recs []msg.RoleRecord, r msg.Role, taken *[msg.MaxTeammates + 1]bool, out *Assignment) {
+	if a.pick(recs, r, taken, out, func(rec *msg.RoleRecord) bool { return rec.Locked && rec.Role == r }) {
+		return
+	}
+	if a.pick(recs, r, taken, out, func(rec *msg.RoleRecord) bool { return !rec.Locked || a.cfg.MaxSwitches == 0 }) {
+		return
+	}
+	a.pick(recs, r, taken, out, func(*msg.RoleRecord) bool { return true })
+}
+
+// pick gives role r to the untaken robot among those ok accepts with the
+// lowest cost (ties to the lower player number), and reports whether there
+// was one.
+func (a *Allocator) pick(recs []msg.RoleRecord, r msg.Role, taken *[msg.MaxTeammates + 1]bool, out *Assignment, ok func(*msg.RoleRecord) bool) bool {
 	best, bestC := -1, math.Inf(1)
 	for i := range out.N {
-		if taken[i] {
+		if taken[i] || !ok(&recs[i]) {
 			continue
 		}
 		c := a.Cost(&recs[i], r)
@@ -256,10 +308,12 @@ func (a *Allocator) assign(recs []msg.RoleRecord, r msg.Role, taken *[msg.MaxTea
 			best, bestC = i, c
 		}
 	}
-	if best >= 0 {
-		out.Roles[best], out.Costs[best] = r, bestC
-		taken[best] = true
+	if best < 0 {
+		return false
 	}
+	out.Roles[best], out.Costs[best] = r, bestC
+	taken[best] = true
+	return true
 }
 
 // InitialRole is a robot's role before any allocation: by player number,

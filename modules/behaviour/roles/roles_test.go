@@ -22,6 +22,7 @@ func TestAllocate(t *testing.T) {
 	fallen := func(r msg.RoleRecord) msg.RoleRecord { r.Fallen = true; return r }
 	penalised := func(r msg.RoleRecord) msg.RoleRecord { r.Penalised = true; return r }
 	unknown := func(r msg.RoleRecord) msg.RoleRecord { r.BallKnown = false; return r }
+	locked := func(r msg.RoleRecord) msg.RoleRecord { r.Locked = true; return r }
 	tests := []struct {
 		name   string
 		recs   []msg.RoleRecord
@@ -36,10 +37,10 @@ func TestAllocate(t *testing.T) {
 			[]msg.RoleRecord{rec(2, S, 10, 0, 0), rec(3, D, 7, -3, 0), rec(4, P, 30, -1, 2)}, 1, false,
 			[]msg.Role{S, D, P}},
 		{"beyond the change cost the better robot takes over",
-			[]msg.RoleRecord{rec(2, S, 10, 0, 0), rec(3, D, 5, -3, 0), rec(4, P, 30, -1, 3)}, 1, false,
+			[]msg.RoleRecord{rec(2, S, 10, 0, 0), rec(3, D, 3, -3, 0), rec(4, P, 30, -1, 3)}, 1, false,
 			[]msg.Role{D, S, P}},
 		{"a fallen robot pays for getting up",
-			[]msg.RoleRecord{fallen(rec(2, S, 5, 0, 0)), rec(3, P, 5, 1, 0)}, 0, false,
+			[]msg.RoleRecord{fallen(rec(2, S, 5, 0, 0)), rec(3, P, 4, 1, 0)}, 0, false,
 			[]msg.Role{D, S}},
 		{"penalised robots get no role; with two robots the supporter goes",
 			[]msg.RoleRecord{rec(2, S, 5, 0, 0), penalised(rec(3, D, 1, -3, 0)), rec(4, P, 30, -2, 0)}, 0, false,
@@ -62,6 +63,18 @@ func TestAllocate(t *testing.T) {
 		{"ties go to the lower player number",
 			[]msg.RoleRecord{rec(5, P, 10, 0, 0), rec(6, P, 10, 0, 0)}, 0, false,
 			[]msg.Role{S, D}},
+		{"relative hysteresis: 30 s against 24 s is nearly equal, the striker stays",
+			[]msg.RoleRecord{rec(2, S, 30, 0, 0), rec(3, D, 24, -3, 0)}, 0, false,
+			[]msg.Role{S, D}},
+		{"a locked robot keeps its role against a much better one",
+			[]msg.RoleRecord{locked(rec(2, S, 30, 0, 0)), rec(3, D, 2, -3, 0)}, 0, false,
+			[]msg.Role{S, D}},
+		{"a locked robot is not taken for another role while an unlocked one is free",
+			[]msg.RoleRecord{rec(2, S, 30, 0, 0), locked(rec(3, P, 2, -3, 0)), rec(4, D, 40, -3, 0)}, 0, false,
+			[]msg.Role{S, P, D}},
+		{"locks yield when a role of higher priority would stay empty",
+			[]msg.RoleRecord{penalised(rec(2, S, 30, 0, 0)), locked(rec(3, D, 9, -3, 0)), locked(rec(4, P, 5, -1, 0))}, 0, false,
+			[]msg.Role{N, D, S}},
 		{"more robots than roles: the rest support",
 			[]msg.RoleRecord{rec(2, S, 1, 0, 0), rec(3, D, 9, -3, 0), rec(4, P, 9, 0, 2), rec(5, P, 9, 0, -2), rec(6, P, 9, 1, 2)}, 0, false,
 			[]msg.Role{S, D, P, P, P}},
@@ -159,6 +172,14 @@ type team struct {
 	loss    float64
 	queue   []delivery
 	silent  map[uint8]bool
+	// startAt, if set, is when the team starts to play: before it the
+	// robots' records say penalised; at it each calls StartPlay.
+	startAt  time.Duration
+	started  bool
+	released uint32
+	// drop, if set, loses the message from player from to player to sent
+	// in epoch e.
+	drop func(from, to uint8, e uint32) bool
 }
 
 type delivery struct {
@@ -186,8 +207,18 @@ func (tm *team) step(now time.Duration, cost func(p uint8) (float64, hal.Vec2)) 
 		tm.protos[d.to].Receive(&d.m, tm.protos[d.to].Epoch(now))
 	}
 	tm.queue = tm.queue[k:]
+	start := tm.startAt > 0 && !tm.started && now >= tm.startAt
+	if start {
+		tm.started = true
+	}
 	for i, pr := range tm.protos {
-		role, changed := pr.Update(now, 1)
+		var role msg.Role
+		var changed bool
+		if start {
+			role, changed = pr.StartPlay(now, 1, 0, true, tm.released)
+		} else {
+			role, changed = pr.Update(now, 1)
+		}
 		tm.roles[i] = role
 		if changed && pr.Warm() {
 			switches++
@@ -200,9 +231,10 @@ func (tm *team) step(now time.Duration, cost func(p uint8) (float64, hal.Vec2)) 
 		c, pos := cost(tm.players[i])
 		var m msg.TeamMessage
 		m.Player = tm.players[i]
-		pr.Fill(&m, msg.RoleRecord{Role: role, StrikerCost: c, BallKnown: true, Pos: pos}, e)
+		pr.Fill(&m, msg.RoleRecord{Role: role, StrikerCost: c, BallKnown: true, Pos: pos,
+			Penalised: tm.startAt > 0 && !tm.started}, e)
 		for j := range tm.protos {
-			if j == i || tm.rng.Float64() < tm.loss {
+			if j == i || tm.rng.Float64() < tm.loss || tm.drop != nil && tm.drop(tm.players[i], tm.players[j], e) {
 				continue
 			}
 			lat := 20*time.Millisecond + time.Duration(tm.rng.Int64N(int64(40*time.Millisecond)))
@@ -333,5 +365,213 @@ func TestProtocolNoAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per update", allocs)
+	}
+}
+
+// swapRun runs players 2 and 3 for dur under loss, their striker costs
+// equal on average but each ahead of the other by 2·amp in turn at every
+// allocation (the other's epochs), and returns each robot's switch times
+// and the ticks (once warm) without exactly one striker.
+func swapRun(t *testing.T, cfg Config, amp, loss float64, dur time.Duration) (switchAt [2][]time.Duration, bad int) {
+	t.Helper()
+	tm := newTeam(cfg, []uint8{2, 3}, loss, 7)
+	per := cfg.Period.D()
+	before := [2]int{}
+	for now := time.Duration(0); now < dur; now += 10 * time.Millisecond {
+		e := uint32(now / per)
+		sign := 1.0
+		if (e/2)%2 == 1 {
+			sign = -1
+		}
+		tm.step(now, func(p uint8) (float64, hal.Vec2) {
+			if p == 2 {
+				return 20 + amp*sign, hal.Vec2{X: -1, Y: 1}
+			}
+			return 20 - amp*sign, hal.Vec2{X: -1, Y: -1}
+		})
+		for i, pr := range tm.protos {
+			if n := pr.Switches(); n > before[i] {
+				switchAt[i] = append(switchAt[i], now)
+				before[i] = n
+			}
+		}
+		if now > 4*per {
+			strikers := 0
+			for _, r := range tm.roles {
+				if r == msg.RoleStriker {
+					strikers++
+				}
+			}
+			if strikers != 1 {
+				bad++
+			}
+		}
+	}
+	return switchAt, bad
+}
+
+// mostInAMinute is the largest number of the sorted times in any 60 s.
+func mostInAMinute(ts []time.Duration) int {
+	best, j := 0, 0
+	for i := range ts {
+		for ts[i]-ts[j] >= time.Minute {
+			j++
+		}
+		best = max(best, i-j+1)
+	}
+	return best
+}
+
+// TestProtocolEqualCostsSettle reproduces the two-robot swap: two robots
+// whose striker costs are nearly equal, each ahead by 6 s (more than the
+// change cost) at alternate allocations. With Switch!'s absolute change
+// cost alone they swap striker at every allocation; with the relative
+// hysteresis they settle at once, and with costs that swing far beyond
+// any hysteresis the switch limit still holds each robot to two switches
+// in any minute, at 10 % loss, with exactly one striker throughout.
+func TestProtocolEqualCostsSettle(t *testing.T) {
+	base := DefaultConfig()
+	base.Period = config.Duration(3500 * time.Millisecond)
+	legacy := base
+	legacy.ChangeRatio, legacy.MaxSwitches, legacy.KickOff = 0, 0, false
+	const dur = 5 * time.Minute
+	tests := []struct {
+		name      string
+		cfg       Config
+		amp       float64
+		minPerMin int // at least this many switches in some minute (the reproduction)
+		maxPerMin int // at most this many in any minute
+		maxAfter1 int // switches per robot after the first minute
+	}{
+		{"Switch! change cost alone: swaps at every allocation", legacy, 3, 8, 100, 1000},
+		{"relative hysteresis: settled", base, 3, 0, 1, 0},
+		{"costs swinging beyond any hysteresis: at most 2 per minute", base, 15, 2, 2, 1000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sw, bad := swapRun(t, tc.cfg, tc.amp, 0.1, dur)
+			for i, ts := range sw {
+				most, after := mostInAMinute(ts), 0
+				for _, s := range ts {
+					if s >= time.Minute {
+						after++
+					}
+				}
+				t.Logf("player %d: %d switches in %v, at most %d in a minute, %d after the first minute", i+2, len(ts), dur, most, after)
+				if most < tc.minPerMin || most > tc.maxPerMin {
+					t.Errorf("player %d: %d switches in the worst minute, want %d..%d", i+2, most, tc.minPerMin, tc.maxPerMin)
+				}
+				if after > tc.maxAfter1 {
+					t.Errorf("player %d: %d switches after the first minute, want at most %d", i+2, after, tc.maxAfter1)
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d ticks without exactly one striker", bad)
+			}
+		})
+	}
+}
+
+// TestProtocolKickOff: three robots stand penalised for 3 s or more,
+// then the team starts to play: within 2 s every robot has allocated, from
+// the records sent while penalised (with the GameController's penalties),
+// all alike: player 4, nearest to the ball, strikes; there is exactly one
+// striker at every tick, and the regular allocations that follow keep
+// the roles, at 10 % loss.
+func TestProtocolKickOff(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Period = config.Duration(3500 * time.Millisecond)
+	for seed := uint64(1); seed <= 100; seed++ {
+		tm := newTeam(cfg, []uint8{2, 3, 4}, 0.1, seed)
+		tm.startAt = 3*time.Second + time.Duration(seed%20)*170*time.Millisecond
+		pos := map[uint8]hal.Vec2{2: {X: -3.25, Y: 3}, 3: {X: -2, Y: -3}, 4: {X: -1.75, Y: 3}}
+		cost := func(p uint8) (float64, hal.Vec2) {
+			if p == 4 {
+				return 5, pos[p]
+			}
+			return 10 + float64(p), pos[p]
+		}
+		for now := time.Duration(0); now < 25*time.Second; now += 10 * time.Millisecond {
+			tm.step(now, cost)
+			if now < tm.startAt {
+				continue
+			}
+			strikers := 0
+			for i, pr := range tm.protos {
+				if !pr.Allocated() && now-tm.startAt >= 2*time.Second {
+					t.Fatalf("seed %d: player %d not allocated %v after the start", seed, tm.players[i], now-tm.startAt)
+				}
+				if tm.roles[i] == msg.RoleStriker {
+					strikers++
+				}
+			}
+			if strikers != 1 {
+				t.Errorf("seed %d: %d strikers %v after the start (%v)", seed, strikers, now-tm.startAt, tm.roles)
+				break
+			}
+		}
+		if tm.roles[2] != msg.RoleStriker {
+			t.Errorf("seed %d: roles %v, want player 4 striking", seed, tm.roles)
+		}
+		for i, pr := range tm.protos {
+			if pr.Switches() != 0 {
+				t.Errorf("seed %d: player %d switched %d times", seed, tm.players[i], pr.Switches())
+			}
+		}
+	}
+}
+
+// TestProtocolKickOffLostMessages: player 2 hears nothing from player 4
+// before the kick-off allocation but player 4's own resend (its first
+// message and player 3's relay of it are lost). Waiting for the relay
+// slots of the players heard so far, player 2 allocated before that
+// resend, without player 4, and two robots struck; waiting for the slots
+// of every player the GameController released together, it allocates
+// with player 4 like its teammates.
+func TestProtocolKickOffLostMessages(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Period = config.Duration(3500 * time.Millisecond)
+	drop := func(from, to uint8, e uint32) bool {
+		return to == 2 && (from == 4 && e == 0 || from == 3 && e == 1)
+	}
+	for _, tc := range []struct {
+		name     string
+		released uint32
+		want     bool // exactly one striker throughout
+	}{
+		{"only the players heard", 0, false},
+		{"the players released together", 1<<2 | 1<<3 | 1<<4, true},
+	} {
+		tm := newTeam(cfg, []uint8{2, 3, 4}, 0, 1)
+		tm.startAt, tm.released, tm.drop = 3040*time.Millisecond, tc.released, drop
+		pos := map[uint8]hal.Vec2{2: {X: -3.25, Y: 3}, 3: {X: -2, Y: -3}, 4: {X: -1.75, Y: 3}}
+		cost := func(p uint8) (float64, hal.Vec2) {
+			if p == 4 {
+				return 5, pos[p]
+			}
+			return 10 + float64(p), pos[p]
+		}
+		ok := true
+		for now := time.Duration(0); now < 20*time.Second; now += 10 * time.Millisecond {
+			tm.step(now, cost)
+			if now < tm.startAt {
+				continue
+			}
+			strikers := 0
+			for _, r := range tm.roles {
+				if r == msg.RoleStriker {
+					strikers++
+				}
+			}
+			ok = ok && strikers == 1
+		}
+		if ok != tc.want {
+			t.Errorf("%s: exactly one striker throughout: %v, want %v", tc.name, ok, tc.want)
+		}
+		for i, pr := range tm.protos {
+			if !pr.Allocated() {
+				t.Errorf("%s: player %d never allocated", tc.name, tm.players[i])
+			}
+		}
 	}
 }

@@ -91,13 +91,13 @@ type Config struct {
 	PlayOn bool `json:"play_on,omitempty"`
 }
 
-// ThesisBalls is seed 003's table 5.2 (metres).
+// ThesisBalls is the thesis' table 5.2 (metres).
 var ThesisBalls = []Point{
 	{2.25, 0}, {4, -2.5}, {4, 2.5}, {4.5, 3}, {2.25, 3},
 	{-4.5, 3}, {4.5, 0}, {-3.5, 0}, {4.5, -3}, {-4.5, -1},
 }
 
-// ThesisStarts is seed 003's table 5.1: robots 2, 3 and 4 on the side
+// ThesisStarts is the thesis' table 5.1: robots 2, 3 and 4 on the side
 // lines, facing into the field.
 var ThesisStarts = []Start{
 	{Player: 2, X: -3.25, Y: 3, Deg: -90},
@@ -135,7 +135,7 @@ var SpreadStarts = []Start{
 // PositionSets are the named position sets: the thesis' tables 5.1 and
 // 5.2, and robotd's own spread set.
 var PositionSets = []PositionSet{
-	{Name: "thesis", About: "seed 003's tables 5.2 (balls) and 5.1 (starts on the side lines)", Balls: ThesisBalls, Starts: ThesisStarts},
+	{Name: "thesis", About: "the thesis' tables 5.2 (balls) and 5.1 (starts on the side lines)", Balls: ThesisBalls, Starts: ThesisStarts},
 	{Name: "spread", About: "ten balls over the whole field, near lines and corners too; robots start near the centre, in front of the own goal and on a side line", Balls: SpreadBalls, Starts: SpreadStarts},
 }
 
@@ -151,7 +151,7 @@ func LookupPositions(name string) (PositionSet, error) {
 	return PositionSet{}, fmt.Errorf("experiment: no position set %q (want one of %s)", name, strings.Join(names, ", "))
 }
 
-// DefaultConfig returns the thesis' experiment (seed 003 §5.1): three
+// DefaultConfig returns the thesis' experiment (§5.1): three
 // robots, ten ball positions, ten trials each, 180 s, 300 mm, a reliable
 // ball distance of 2.5 m, and the 2016 and 2017 searches.
 func DefaultConfig() Config {
@@ -169,7 +169,7 @@ func DefaultConfig() Config {
 		Team:             17,
 		Network:          teamcomm.DefaultBusConfig(),
 		// Three robots share the SPL's 1200 team messages per game: one
-		// allocation epoch (and message) each every 3.5 s, as issue 7's
+		// allocation epoch (and message) each every 3.5 s, as the
 		// find-ball scenario runs them.
 		Set: []string{"behaviour.roles.period=3.5s"},
 	}

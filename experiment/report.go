@@ -20,7 +20,7 @@ type ThesisRow struct {
 	Mean  float64
 }
 
-// Thesis holds seed 003's tables 5.3 (2016) and 5.4 (2017): three
+// Thesis holds the thesis' tables 5.3 (2016) and 5.4 (2017): three
 // simulated robots, ten trials at each of table 5.2's positions.
 var Thesis = map[string][]ThesisRow{
 	"2016": {{10, 48.50}, {10, 80.30}, {10, 59.20}, {1, 100.00}, {10, 87.00}, {8, 70.63}, {10, 61.30}, {8, 139.88}, {5, 99.20}, {8, 115.63}},
@@ -130,7 +130,7 @@ func writeThesisComparison(w io.Writer, tables []Table) {
 	if len(cols) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "## Beside the thesis (seed 003, tables 5.3 and 5.4)\n\nFound (of the tests) and mean find time in seconds.\n\n| Position |")
+	fmt.Fprintf(w, "## Beside the thesis (its tables 5.3 and 5.4)\n\nFound (of the tests) and mean find time in seconds.\n\n| Position |")
 	for _, t := range cols {
 		fmt.Fprintf(w, " thesis %s | robotd %s |", t.Strategy, t.Strategy)
 	}

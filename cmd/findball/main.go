@@ -1,4 +1,4 @@
-// Command findball runs the find-ball experiment of seed 003 (the rUNSWift
+// Command findball runs the find-ball experiment of Collette's thesis (the rUNSWift
 // thesis, §3.2.6 and chapter 5): robots start penalised at table 5.1's
 // positions, the ball is placed at one of table 5.2's positions, the
 // robots are unpenalised, and the time until one of them sees the ball

@@ -78,7 +78,7 @@ type KickConfig struct {
 	Timeout config.Duration `json:"timeout"`
 }
 
-// SearchConfig configures the ball search (seed 003).
+// SearchConfig configures the ball search (Collette's thesis).
 type SearchConfig struct {
 	// Strategy is "2016" (eight hard-coded points, table 2.1), "2017"
 	// (the distributed, probabilistic search of chapter 4) or "sweep"

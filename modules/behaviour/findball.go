@@ -22,7 +22,7 @@ const (
 // team messages and the search entry.
 const sweepCols, sweepRows = 4, 4
 
-// finder is the FindBall skill (seed 003 §4.2.3 for 2017, §2.3.2 for
+// finder is the FindBall skill (the thesis §4.2.3 for 2017, §2.3.2 for
 // 2016, and robotd's team sweep) and the searches' estimation, which runs
 // every tick whether the robot searches or not: the 2017 local
 // distribution (composite), the team distribution, and the distributed
@@ -198,7 +198,7 @@ func (f *finder) choose(w *world) bt.Status {
 	case strategy2016:
 		if !f.searchedLast || f.point < 0 {
 			// A fresh search starts at the point nearest to where the ball
-			// was last (seed 003 §2.3.2). A robot that never knew the
+			// was last (the thesis §2.3.2). A robot that never knew the
 			// ball takes the centre spot, where a game's ball starts: the
 			// whole team then starts at the same point, as the thesis'
 			// robots did (the team's last known ball is the same for

@@ -1,5 +1,5 @@
-// Package roles is robotd's role allocation: seed 001's Switch! made
-// consistent under packet loss.
+// Package roles is robotd's role allocation: TeamChaos' Switch! (AIBO
+// four-legged league), made consistent under packet loss.
 //
 // Switch!: every robot computes, for every robot and role, a utility (here
 // a cost in seconds, lower is better) from shared state; roles are assigned

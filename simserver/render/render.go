@@ -295,16 +295,9 @@ func lineDistance(d *field.Dimensions, x, y float64) float64 {
 }
 
 // collect lists the objects that may be in view with their image bounding
-// boxes.
+// boxes, the ball last.
 func (r *Renderer) collect(s *Scene) {
 	r.nObj = 0
-	if !s.NoBall {
-		rad := s.BallRadius
-		if rad <= 0 {
-			rad = float64(s.Field.BallRadius)
-		}
-		r.add(object{kind: objBall, a: s.Ball, b: s.Ball, r: rad, ballRot: s.BallRot})
-	}
 	hl, gw := float64(s.Field.Length)/2+PostRadius, float64(s.Field.GoalWidth)/2
 	for _, sx := range [2]float64{-1, 1} {
 		for _, sy := range [2]float64{-1, 1} {
@@ -315,6 +308,14 @@ func (r *Renderer) collect(s *Scene) {
 	for i := range min(s.NRobots, MaxRobots) {
 		rb := &s.Robots[i]
 		r.add(object{kind: objRobot, a: rb.Foot, b: rb.Head, r: RobotRadius, team: rb.Team})
+	}
+	// The ball last, so that its statistics count what hides it.
+	if !s.NoBall {
+		rad := s.BallRadius
+		if rad <= 0 {
+			rad = float64(s.Field.BallRadius)
+		}
+		r.add(object{kind: objBall, a: s.Ball, b: s.Ball, r: rad, ballRot: s.BallRot})
 	}
 }
 
@@ -498,15 +499,23 @@ func (r *Renderer) blur(o *Options) {
 		return
 	}
 	n = min(n, 64)
+	var du, dv [65]int
+	for k := 0; k <= n; k++ {
+		f := float64(k)/float64(n) - 0.5
+		du[k], dv[k] = int(math.Round(f*bu)), int(math.Round(f*bv))
+	}
 	w, h := r.in.Width, r.in.Height
 	inv := 1 / float32(n+1)
 	for v := range h {
 		for u := range w {
 			var acc [3]float32
+			inside := u+du[0] >= 0 && u+du[n] < w && u+du[0] < w && u+du[n] >= 0 &&
+				v+dv[0] >= 0 && v+dv[n] < h && v+dv[0] < h && v+dv[n] >= 0
 			for k := 0; k <= n; k++ {
-				f := float64(k)/float64(n) - 0.5
-				su := min(max(u+int(math.Round(f*bu)), 0), w-1)
-				sv := min(max(v+int(math.Round(f*bv)), 0), h-1)
+				su, sv := u+du[k], v+dv[k]
+				if !inside {
+					su, sv = min(max(su, 0), w-1), min(max(sv, 0), h-1)
+				}
 				c := &r.rgb[sv*w+su]
 				acc[0] += c[0]
 				acc[1] += c[1]

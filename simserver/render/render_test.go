@@ -69,7 +69,7 @@ func TestProjectAndRayAgree(t *testing.T) {
 // isGreen, isWhite classify a YUYV pixel.
 func isGreen(y, cb, cr byte) bool { return cb < 120 && cr < 120 && y > 40 && y < 160 }
 func isWhite(y, cb, cr byte) bool { return y > 180 && absd(cb, 128) < 16 && absd(cr, 128) < 16 }
-func isDark(y, _, _ byte) bool   { return y < 60 }
+func isDark(y, _, _ byte) bool    { return y < 60 }
 
 func absd(a, b byte) int {
 	if a > b {

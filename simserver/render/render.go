@@ -12,23 +12,24 @@ import (
 type Options struct {
 	// Brightness scales every colour (1: nominal; 0.4..1.6 is a dim to a
 	// bright hall).
-	Brightness float64
+	Brightness float64 `json:"brightness"`
 	// ColourTemperature is the light's colour temperature in kelvin (6500:
 	// neutral white balance; lower is warmer, higher bluer), 2500..12000.
-	ColourTemperature float64
+	ColourTemperature float64 `json:"colour_temperature"`
 	// Noise is the sensor noise's standard deviation in Y (0..255 scale);
 	// chroma gets half of it.
-	Noise float64
+	Noise float64 `json:"noise"`
 	// CarpetTexture is the carpet's brightness variation (0..1; 0.08 by
 	// default in DefaultOptions).
-	CarpetTexture float64
+	CarpetTexture float64 `json:"carpet_texture"`
 	// YawRate and PitchRate are the camera's rotation rates (rad/s, about
 	// its z and y axes) during the exposure, which blur the image.
-	YawRate, PitchRate float64
+	YawRate   float64 `json:"yaw_rate"`
+	PitchRate float64 `json:"pitch_rate"`
 	// Exposure is the exposure time (s) for the motion blur.
-	Exposure float64
+	Exposure float64 `json:"exposure"`
 	// Seed seeds the noise; a frame's draws also depend on Frame.Seq.
-	Seed uint64
+	Seed uint64 `json:"seed"`
 }
 
 // DefaultOptions returns neutral light, mild noise and no blur.

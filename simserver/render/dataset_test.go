@@ -1,0 +1,107 @@
+package render
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func readTruth(t *testing.T, dir string) []Truth {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "truth.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []Truth
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var tr Truth
+		if err := json.Unmarshal(sc.Bytes(), &tr); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tr)
+	}
+	return out
+}
+
+func TestGenerateWritesFramesWithTruth(t *testing.T) {
+	dir := t.TempDir()
+	const n = 24
+	if err := Generate(GenerateConfig{Dir: dir, N: n, Seed: 3, BottomWidth: 320}, nil); err != nil {
+		t.Fatal(err)
+	}
+	truth := readTruth(t, dir)
+	if len(truth) != n {
+		t.Fatalf("%d truth lines, want %d", len(truth), n)
+	}
+	var ballsChecked, lines, inters int
+	for i, tr := range truth {
+		data, err := os.ReadFile(filepath.Join(dir, tr.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) != 2*tr.Width*tr.Height || tr.Index != i {
+			t.Fatalf("frame %d: %d bytes for %d×%d", i, len(data), tr.Width, tr.Height)
+		}
+		if tr.Camera == "bottom" && tr.Width != 320 || tr.Camera == "top" && tr.Width != 640 {
+			t.Errorf("frame %d: %s camera at width %d", i, tr.Camera, tr.Width)
+		}
+		b := tr.Ball
+		if b.Present && (b.Distance < 0.29 || b.Distance > 6.01) {
+			t.Errorf("frame %d: ball %.2f m away", i, b.Distance)
+		}
+		lines += len(tr.Lines)
+		inters += len(tr.Intersections)
+		// A wholly visible ball of some size: its pixels hold the ball's
+		// white and black, not the carpet's green.
+		if b.InImage && b.Visible == b.Pixels && b.RadiusPx > 4 {
+			f := &Frame{Width: tr.Width, Height: tr.Height, Data: data}
+			var ball, green int
+			r := int(b.RadiusPx * 0.6)
+			for v := int(b.V) - r; v <= int(b.V)+r; v++ {
+				for u := int(b.U) - r; u <= int(b.U)+r; u++ {
+					if u < 0 || v < 0 || u >= tr.Width || v >= tr.Height {
+						continue
+					}
+					y, cb, cr := f.YUV(u, v)
+					if cb < 118 && cr < 118 {
+						green++
+					} else if y > 100 || y < 60 {
+						ball++
+					}
+				}
+			}
+			if ball == 0 || green > ball/4 {
+				t.Errorf("frame %d: ball at (%.0f, %.0f) r %.1f px: %d ball-coloured, %d green pixels", i, b.U, b.V, b.RadiusPx, ball, green)
+			}
+			ballsChecked++
+		}
+	}
+	if ballsChecked < 5 || lines == 0 || inters == 0 {
+		t.Errorf("%d balls checked, %d line parts, %d intersections in %d frames", ballsChecked, lines, inters, n)
+	}
+}
+
+func TestGenerateIsDeterministic(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, d := range []string{a, b} {
+		if err := Generate(GenerateConfig{Dir: d, N: 3, Seed: 9, BottomWidth: 640}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"truth.jsonl", "frame_00000.yuyv", "frame_00002.yuyv"} {
+		x, _ := os.ReadFile(filepath.Join(a, name))
+		y, _ := os.ReadFile(filepath.Join(b, name))
+		if len(x) == 0 || !bytes.Equal(x, y) {
+			t.Errorf("%s differs between two runs with the same seed", name)
+		}
+	}
+	if err := Generate(GenerateConfig{Dir: a, N: 1, BottomWidth: 100}, nil); err == nil {
+		t.Error("bottom width 100 accepted")
+	}
+}

@@ -169,7 +169,13 @@ const (
 	ObjCentreCircle
 	ObjPenaltySpot
 	ObjRobot
+	// ObjLine is a seen part of a straight field line: Pos is its
+	// midpoint and Orientation its direction (modulo π), both in the robot
+	// frame.
 	ObjLine
+	// ObjXJunction is where two lines cross (the centre circle on the
+	// halfway line).
+	ObjXJunction
 )
 
 // Observation is one thing seen this tick, relative to the robot's feet on

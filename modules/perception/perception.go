@@ -8,20 +8,29 @@
 //     the robot, predicted through the robot's odometry, with outlier
 //     rejection, and the ball on the field through the robot's pose;
 //   - self-localisation (msg.RobotPoseKey): a particle filter on the SPL
-//     field from goal posts, corners, T-junctions, the centre circle,
-//     penalty spots and odometry, with hypotheses injected from landmark
-//     observations so that it re-localises after being moved or a fall;
+//     field from seen field lines (midpoint and direction, matched to the
+//     field line of about that direction nearest across it), L, T and X
+//     intersections, the centre circle, penalty marks, goal posts and
+//     odometry, every one matched to the field model by kind alone (a
+//     post's ID only with LocalisationConfig.PostIDs), with hypotheses
+//     injected from pairs of point observations so that it re-localises
+//     after being moved or a fall;
 //   - the team ball (msg.TeamBallKey): the robot's own ball fused with the
 //     teammates' reports (msg.TeamBallReportsKey, optional).
 //
 // The SPL field is point-symmetric: without the goal posts' IDs every
 // observation fits the mirrored pose as well. The localisation therefore
-// starts from the robot's own half (the SPL start and the return from a
+// resolves the side as SPL teams do (B-Human's and HULKs' code releases):
+// it starts from the robot's own half (the SPL start and the return from a
 // penalty, seen in hal.GameState), tracks a single mode from then on, looks
 // near its last estimate first when it has lost it (after a fall, or when
 // landmarks keep disagreeing), and searches the whole field only when
-// nothing nearby fits. Where posts carry IDs (the simulator), a mirrored
-// belief is detected and flipped.
+// nothing nearby fits; a belief in the opponent half in a SET that
+// followed READY (every robot is in its own half then), or one from which
+// the robot's own ball lies where the teammates' ball is only from the
+// mirrored pose, is mirrored after five frames of such evidence. Where
+// posts carry IDs and PostIDs is set (the simulator's detected
+// observations), a mirrored belief is also detected from them.
 //
 // In simulation, the pose and the ball can be taken from the simulator's
 // ground truth instead (Config.GroundTruthPose, Config.GroundTruthBall;

@@ -78,9 +78,10 @@ const (
 // matches the field lines within lineAngleTol of its direction, and its
 // midpoint is compared with the nearest such line across it (along it,
 // only beyond the line's ends). lineAngleNoise is the direction's
-// standard deviation; minLineLength drops short segments.
+// standard deviation; maxLines bounds the lines used per frame.
 const (
 	lineAngleTol   = 0.4
+	sinLineTol     = 0.3894183423086505 // sin(lineAngleTol)
 	lineAngleNoise = 0.08
 	maxLines       = 16
 )
@@ -356,6 +357,8 @@ func (l *localiser) prepareLine(o *hal.Observation) {
 // lineLogLik is the log-likelihood of seen line o from the pose (x, y)
 // with heading sine s and cosine c: the nearest field line of about its
 // direction across it (and beyond its ends), and the direction's error.
+// A line seen at a distance d has a perpendicular standard deviation of
+// DistanceNoise·d + MinNoise, its direction lineAngleNoise.
 func (l *localiser) lineLogLik(o *lineObs, x, y, s, c float64) float64 {
 	fx := x + c*o.ox - s*o.oy
 	fy := y + s*o.ox + c*o.oy
@@ -367,7 +370,7 @@ func (l *localiser) lineLogLik(o *lineObs, x, y, s, c float64) float64 {
 		// |sin| and |cos| of the angle between the directions (modulo π).
 		cr := dx*fl.uy - dy*fl.ux
 		dt := math.Abs(dx*fl.ux + dy*fl.uy)
-		if math.Abs(cr) > math.Sin(lineAngleTol) || dt <= 0 {
+		if math.Abs(cr) > sinLineTol || dt <= 0 {
 			continue
 		}
 		rx, ry := fx-fl.x0, fy-fl.y0

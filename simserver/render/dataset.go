@@ -105,7 +105,7 @@ type Sample struct {
 // field, the ball 0.3–6 m from it in view of the chosen camera (the bottom
 // camera for most balls nearer than 1 m; in one frame in ten the ball is
 // out of view or absent, to count false detections), 0–4 other robots and
-// in four frames in ten one more near the line of sight, partly hiding
+// in four frames in ten one more beside the line of sight, partly hiding
 // the ball, and random lighting, noise and head motion.
 func RandomSample(g *rand.Rand, d field.Dimensions) Sample {
 	s := Sample{Scene: NewScene(d)}
@@ -144,8 +144,14 @@ func RandomSample(g *rand.Rand, d field.Dimensions) Sample {
 			}
 		}
 		if dist > 0.8 && g.Float64() < 0.4 {
+			// Partly hidden: the robot's edge crosses the line of sight to
+			// the ball where the ball's edge does (|side| = RobotRadius ±
+			// f·BallRadius hides part of it, from a sliver to nearly all).
 			f := 0.35 + 0.5*g.Float64()
-			side := (2*g.Float64() - 1) * 0.22
+			side := RobotRadius + 0.9*(2*g.Float64()-1)*f*r
+			if g.IntN(2) == 0 {
+				side = -side
+			}
 			ux, uy := (bx-s.Robot[0])/dist, (by-s.Robot[1])/dist
 			x, y := s.Robot[0]+f*(bx-s.Robot[0])-side*uy, s.Robot[1]+f*(by-s.Robot[1])+side*ux
 			s.Scene.AddRobot(StandingRobot(x, y, uint8(g.IntN(2))))

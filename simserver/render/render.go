@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/robotd/robotd/field"
 )
@@ -191,6 +192,7 @@ func (r *Renderer) ground(s *Scene, o *Options) {
 	hl, hw := float64(d.Length)/2, float64(d.Width)/2
 	bx, by := hl+float64(d.Border), hw+float64(d.Border)
 	tex := float32(o.CarpetTexture)
+	ct := carpetTables()
 	for v := range h {
 		row := c0.add(cv.scale(float64(v)))
 		for u := range w {
@@ -217,7 +219,7 @@ func (r *Renderer) ground(s *Scene, o *Options) {
 			foot := rng * pix / max(-dir[2]/n, 0.02)
 			c := colCarpet
 			if tex > 0 {
-				k := 1 + tex*(carpetNoise(gx, gy))
+				k := 1 + tex*carpetNoise(ct, gx, gy)
 				c = [3]float32{c[0] * k, c[1] * k, c[2] * k}
 			}
 			if dist := lineDistance(d, gx, gy); dist < foot {
@@ -237,21 +239,39 @@ func mix(a, b [3]float32, t float32) [3]float32 {
 }
 
 // carpetNoise is the carpet's texture at (x, y): fine grain (1 cm) over
-// a smooth variation (about 0.3 m), roughly in -1..1.
-func carpetNoise(x, y float64) float32 {
-	fine := hash2(int32(math.Floor(x*100)), int32(math.Floor(y*100)))
-	// Smooth: bilinear value noise on a 0.3 m grid.
-	sx, sy := x/0.3, y/0.3
-	ix, iy := math.Floor(sx), math.Floor(sy)
-	fx, fy := float32(sx-ix), float32(sy-iy)
-	i, j := int32(ix), int32(iy)
-	a, b := hash2(i+7919, j), hash2(i+7920, j)
-	c, e := hash2(i+7919, j+1), hash2(i+7920, j+1)
-	top := a + (b-a)*fx
-	bot := c + (e-c)*fx
-	smooth := top + (bot-top)*fy
-	return 0.6*fine + 0.8*smooth
+// a smooth variation (about 0.3 m), roughly in -1..1, from two tables
+// (the grain repeats every 2.56 m, the variation every 10.24 m).
+func carpetNoise(t *carpet, x, y float64) float32 {
+	ix, iy := int(x*100+1e4), int(y*100+1e4) // 1 cm cells, positive on and around the field
+	return t.fine[(ix&255)<<8|iy&255] + t.smooth[(ix>>2&255)<<8|iy>>2&255]
 }
+
+// carpet holds the carpet texture's tables.
+type carpet struct{ fine, smooth [256 * 256]float32 }
+
+// carpetTables returns the texture tables, computed once: 0.6 × a hash
+// per 1 cm cell, and 0.8 × bilinear value noise on a 0.3 m grid sampled
+// every 4 cm.
+var carpetTables = sync.OnceValue(func() *carpet {
+	c := &carpet{}
+	for i := range 256 {
+		for j := range 256 {
+			c.fine[i<<8|j] = 0.6 * hash2(int32(i), int32(j))
+			sx, sy := float64(i)*0.04/0.3, float64(j)*0.04/0.3
+			x0, y0 := math.Floor(sx), math.Floor(sy)
+			fx, fy := float32(sx-x0), float32(sy-y0)
+			a, b := int32(x0), int32(y0)
+			// The grid wraps with the table (10.24 m / 0.3 m is not whole:
+			// wrap the cell indices so the variation is continuous).
+			const cells = 34 // ≈ 10.24 / 0.3
+			a0, a1, b0, b1 := a%cells, (a+1)%cells, b%cells, (b+1)%cells
+			top := hash2(a0+7919, b0) + (hash2(a1+7919, b0)-hash2(a0+7919, b0))*fx
+			bot := hash2(a0+7919, b1) + (hash2(a1+7919, b1)-hash2(a0+7919, b1))*fx
+			c.smooth[i<<8|j] = 0.8 * (top + (bot-top)*fy)
+		}
+	}
+	return c
+})
 
 // hash2 is a deterministic hash of a cell to -1..1.
 func hash2(x, y int32) float32 {

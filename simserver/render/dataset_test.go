@@ -39,7 +39,7 @@ func TestGenerateWritesFramesWithTruth(t *testing.T) {
 	if len(truth) != n {
 		t.Fatalf("%d truth lines, want %d", len(truth), n)
 	}
-	var ballsChecked, lines, inters int
+	var ballsChecked, lines, inters, sharp int
 	for i, tr := range truth {
 		data, err := os.ReadFile(filepath.Join(dir, tr.File))
 		if err != nil {
@@ -57,6 +57,28 @@ func TestGenerateWritesFramesWithTruth(t *testing.T) {
 		}
 		lines += len(tr.Lines)
 		inters += len(tr.Intersections)
+		// Every visible intersection and line end lies on paint: brighter
+		// than the carpet around it (the frame's median Y below the
+		// horizon is carpet). Motion blur smears distant lines into the
+		// carpet: only sharp frames.
+		f := &Frame{Width: tr.Width, Height: tr.Height, Data: data}
+		carpet := medianLowerY(f)
+		if tr.Options.YawRate != 0 || tr.Options.PitchRate != 0 {
+			continue
+		}
+		sharp++
+		for _, x := range tr.Intersections {
+			if y := maxY(f, x.U, x.V, 1); float64(y) < carpet*1.25+8 {
+				t.Errorf("frame %d: %s intersection at (%.0f, %.0f): Y %d, carpet %.0f", i, x.Kind, x.U, x.V, y, carpet)
+			}
+		}
+		for _, l := range tr.Lines {
+			for _, e := range [][2]float64{{l.Image[0], l.Image[1]}, {l.Image[2], l.Image[3]}} {
+				if y := maxY(f, e[0], e[1], 1); float64(y) < carpet*1.25+8 {
+					t.Errorf("frame %d: line end at (%.0f, %.0f): Y %d, carpet %.0f", i, e[0], e[1], y, carpet)
+				}
+			}
+		}
 		// A wholly visible ball of some size: its pixels hold the ball's
 		// white and black, not the carpet's green.
 		if b.InImage && b.Visible == b.Pixels && b.RadiusPx > 4 {
@@ -82,8 +104,8 @@ func TestGenerateWritesFramesWithTruth(t *testing.T) {
 			ballsChecked++
 		}
 	}
-	if ballsChecked < 5 || lines == 0 || inters == 0 {
-		t.Errorf("%d balls checked, %d line parts, %d intersections in %d frames", ballsChecked, lines, inters, n)
+	if ballsChecked < 5 || lines == 0 || inters == 0 || sharp < n/2 {
+		t.Errorf("%d balls checked, %d line parts, %d intersections, %d sharp frames of %d", ballsChecked, lines, inters, sharp, n)
 	}
 }
 
@@ -104,4 +126,36 @@ func TestGenerateIsDeterministic(t *testing.T) {
 	if err := Generate(GenerateConfig{Dir: a, N: 1, BottomWidth: 100}, nil); err == nil {
 		t.Error("bottom width 100 accepted")
 	}
+}
+
+// maxY is the brightest Y within r pixels of (u, v).
+func maxY(f *Frame, u, v float64, r int) byte {
+	var m byte
+	for y := int(v) - r; y <= int(v)+r; y++ {
+		for x := int(u) - r; x <= int(u)+r; x++ {
+			if x >= 0 && y >= 0 && x < f.Width && y < f.Height {
+				m = max(m, f.Data[2*(y*f.Width+x)])
+			}
+		}
+	}
+	return m
+}
+
+// medianLowerY is the median Y of the frame's bottom quarter.
+func medianLowerY(f *Frame) float64 {
+	var hist [256]int
+	n := 0
+	for y := f.Height * 3 / 4; y < f.Height; y++ {
+		for x := range f.Width {
+			hist[f.Data[2*(y*f.Width+x)]]++
+			n++
+		}
+	}
+	c := 0
+	for k, h := range hist {
+		if c += h; c >= n/2 {
+			return float64(k)
+		}
+	}
+	return 255
 }

@@ -1,4 +1,4 @@
-// Package sim is robotd's SimSpark / rcssserver3d backend: seed 003's
+// Package sim is robotd's SimSpark / rcssserver3d backend: the thesis'
 // "Simulation module", rebuilt on the measured facts of
 // internal/traces/testdata.
 //
@@ -17,6 +17,7 @@ import (
 	"math"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
@@ -32,7 +33,7 @@ const Delay = 2
 // jointMap gives, for each simulator joint, the NAO joint and the sign that
 // turns a simulator angle into a NAO angle.
 //
-// Nine joints are inverted, as seed 003 found: HeadPitch, both
+// Nine joints are inverted, as the thesis found: HeadPitch, both
 // ShoulderPitch, HipPitch, KneePitch and AnklePitch. They are exactly the
 // joints whose hinge axis in the model is the simulator's x axis (the
 // robot's right), which is the NAO's -y; every other axis maps onto a NAO
@@ -62,34 +63,24 @@ const Delay = 2
 // RLJ1 (RHipYawPitch) has no joint of its own in LoLA order: it reports
 // nothing and is commanded to mirror LHipYawPitch (same sign: the model
 // gives both the NAO's range [-65.62, 42.44]°).
-var jointMap = [simspark.NumJoints]struct {
+//
+// The map is the body table's (package body): each hinge's HAL joint and
+// sign.
+var jointMap = func() (m [simspark.NumJoints]struct {
 	nao  hal.Joint
 	sign float64
 	ok   bool
-}{
-	simspark.HJ1:  {hal.HeadYaw, 1, true},
-	simspark.HJ2:  {hal.HeadPitch, -1, true},
-	simspark.LAJ1: {hal.LShoulderPitch, -1, true},
-	simspark.LAJ2: {hal.LShoulderRoll, 1, true},
-	simspark.LAJ3: {hal.LElbowYaw, 1, true},
-	simspark.LAJ4: {hal.LElbowRoll, 1, true},
-	simspark.RAJ1: {hal.RShoulderPitch, -1, true},
-	simspark.RAJ2: {hal.RShoulderRoll, 1, true},
-	simspark.RAJ3: {hal.RElbowYaw, 1, true},
-	simspark.RAJ4: {hal.RElbowRoll, 1, true},
-	simspark.LLJ1: {hal.LHipYawPitch, 1, true},
-	simspark.LLJ2: {hal.LHipRoll, 1, true},
-	simspark.LLJ3: {hal.LHipPitch, -1, true},
-	simspark.LLJ4: {hal.LKneePitch, -1, true},
-	simspark.LLJ5: {hal.LAnklePitch, -1, true},
-	simspark.LLJ6: {hal.LAnkleRoll, 1, true},
-	simspark.RLJ1: {hal.LHipYawPitch, 1, true}, // mirrors LHipYawPitch
-	simspark.RLJ2: {hal.RHipRoll, 1, true},
-	simspark.RLJ3: {hal.RHipPitch, -1, true},
-	simspark.RLJ4: {hal.RKneePitch, -1, true},
-	simspark.RLJ5: {hal.RAnklePitch, -1, true},
-	simspark.RLJ6: {hal.RAnkleRoll, 1, true},
-}
+}) {
+	model := body.SimSpark()
+	for _, h := range model.Hinges {
+		id, ok := simspark.JointByEffectorName([]byte(h.Effector))
+		if !ok || !h.HasJoint {
+			continue
+		}
+		m[id].nao, m[id].sign, m[id].ok = h.Joint, h.Sign, true
+	}
+	return m
+}()
 
 // NAOJoint returns the NAO joint that simulator joint j drives and the sign
 // from simulator to NAO angles. ok is false for joints robotd does not
@@ -134,7 +125,7 @@ func IMUFromSim(gyrDegPerSec, acc [3]float64) hal.IMU {
 // still in flight and will move the joint by v(k-1)·dt between messages k
 // and k+1. Step predicts the angle the commands in flight lead to and asks
 // for the velocity that lands exactly on the target one cycle later (a
-// dead-beat controller, clamped at MaxSpeed). Unlike seed 003's table 3.3
+// dead-beat controller, clamped at MaxSpeed). Unlike the thesis' table 3.3
 // controller, which ignores the commands in flight, it does not oscillate,
 // and a target that moves at a speed below MaxSpeed is followed at that
 // speed.
@@ -251,7 +242,7 @@ func (c *Controller) Stop(j simspark.JointID) float64 {
 // InFlight returns the velocity in force for joint j.
 func (c *Controller) InFlight(j simspark.JointID) float64 { return c.inForce[j] }
 
-// AngleFilter is seed 003 §3.2.4's simulated angle sensor: a complementary
+// AngleFilter is the simulated angle sensor of the thesis (§3.2.4): a complementary
 // filter over gyro and accelerometer. It keeps the direction of "up" in the
 // body frame, turns it with the gyro each cycle, and pulls it towards the
 // accelerometer's specific-force direction with time constant Tau,

@@ -15,11 +15,6 @@ import (
 // for Server.CameraView, which a sim backend in the same process reads
 // (Cameras renders frames from it).
 
-// torsoUp is the height of the body origin (the torso) above the soles of
-// a robot standing in the simulator's rest pose: the SimSpark camera point
-// is 0.54 m up, neckZ + camZ above the torso.
-const torsoUp = 0.54 - neckZ - camZ
-
 // naoAxes maps the NAO's head axes (x forward, y left, z up) into the
 // simulator's body axes (x right, y forward, z up).
 var naoAxes = mat3{0, -1, 0, 1, 0, 0, 0, 0, 1}
@@ -67,7 +62,7 @@ func (w *World) CameraView(a *Agent, v *CameraView) {
 	r := a.r
 	r.updateKin()
 	v.Cycle, v.Time, v.Team, v.Unum = w.cycle, w.Time(), w.teams[a.team], a.unum
-	neck := r.world(vec3{0, 0, neckZ})
+	neck := r.world(model.neck)
 	hw := r.R.mul(&r.kin.head)
 	head := hw.mul(&naoAxes)
 	v.Top = render.HeadCamera(render.Vec3(neck), render.Mat3(head), render.Top)
@@ -85,8 +80,11 @@ func (w *World) CameraView(a *Agent, v *CameraView) {
 		if o == a || o.team == teamNone {
 			continue
 		}
-		foot := o.r.world(vec3{0, 0, -torsoUp + render.RobotRadius})
-		top := o.r.world(vec3{0, 0, render.RobotHeight - torsoUp - render.RobotRadius})
+		// Along the torso's z axis from the middle of its soles.
+		o.r.updateKin()
+		sole := (o.r.kin.sole[0][2] + o.r.kin.sole[1][2]) / 2
+		foot := o.r.world(vec3{0, 0, sole + render.RobotRadius})
+		top := o.r.world(vec3{0, 0, sole + render.RobotHeight - render.RobotRadius})
 		team := uint8(0)
 		if o.team == teamRight {
 			team = 1

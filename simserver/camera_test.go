@@ -10,7 +10,7 @@ import (
 )
 
 // TestCameraViewFollowsTheHead: a robot standing at (-2, 0) facing the
-// ball on the centre spot has its top camera 0.52 m up, 6 cm ahead of the
+// ball on the centre spot has its top camera 6 cm ahead of and above the
 // neck; the ball projects onto the image's centre column; turning the head
 // left moves the ball right in the image, pitching it down moves the ball
 // up, and the other robot is in the scene.
@@ -24,9 +24,13 @@ func TestCameraViewFollowsTheHead(t *testing.T) {
 	if v.Team != "Red" || v.Unum != 1 || v.Scene.NRobots != 1 {
 		t.Fatalf("view of %s %d with %d robots", v.Team, v.Unum, v.Scene.NRobots)
 	}
+	// The cameras sit on the simulated body's HeadPitch hinge (the
+	// SimSpark model's, 5 mm below its head centre, which the server
+	// reports 0.54 m up) with the NAO v6's mounting.
 	top := v.Top.Pos
-	if math.Abs(top[0]-(-2+0.05871)) > 0.01 || math.Abs(top[1]) > 0.01 || math.Abs(top[2]-(0.46+0.06364)) > 0.01 {
-		t.Errorf("top camera at %.3f, want (-1.941, 0, 0.524)", top)
+	neck := s.w.Agents()[0].r.world(model.neck)
+	if math.Abs(neck[2]-0.535) > 0.01 || math.Abs(top[0]-(-2+0.05871)) > 0.01 || math.Abs(top[1]) > 0.01 || math.Abs(top[2]-(neck[2]+0.06364)) > 1e-6 {
+		t.Errorf("top camera at %.3f, neck at %.3f; want 5.871 cm ahead of and 6.364 cm above the neck at about 0.535 m", top, neck)
 	}
 	if b := v.Bottom.Pos; !(b[2] < top[2]-0.04) {
 		t.Errorf("bottom camera at %.3f, top at %.3f", b, top)

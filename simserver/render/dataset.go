@@ -85,10 +85,10 @@ type CircleTruth struct {
 	Box      [4]float64 `json:"box,omitempty"` // u0, v0, u1, v1
 }
 
-// standHeight is the HeadPitch joint's height of a standing NAO in the
-// embedded simulator (its SimSpark camera point, 0.54 m, less the 0.080 m
-// from the joint).
-const standHeight = 0.46
+// standHeight is the HeadPitch joint's height of a NAO v6 standing with
+// straight legs: foot height 45.19 mm, tibia 102.9 mm, thigh 100 mm, hip
+// offset 85 mm and neck offset 126.5 mm (Aldebaran's NAO v6 links).
+const standHeight = 0.4596
 
 // Sample is one scene to render for a data set.
 type Sample struct {

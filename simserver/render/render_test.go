@@ -9,8 +9,8 @@ import (
 )
 
 // standing returns the top or bottom camera of a robot standing at (x, y)
-// with the given heading and head angles (the head joint 0.46 m up, as in
-// the embedded simulator's standing pose).
+// with the given heading and head angles (the head joint 0.46 m up, a NAO
+// v6 with straight legs).
 func standing(x, y, heading, yaw, pitch float64, c CameraID) Pose {
 	return HeadCamera(Vec3{x, y, 0.46}, HeadOrientation(heading, yaw, pitch), c)
 }

@@ -197,10 +197,13 @@ func (r *Renderer) TruthOf(s *Sample) Truth {
 			t.Ball.RadiusPx = r.fx * s.Scene.BallRadius / math.Sqrt(c.dot(c))
 		}
 	}
-	// A ground point is visible when nothing is nearer than it by more than
-	// a pixel's footprint on the ground.
+	// A ground point is visible when no object is drawn over its pixel; a
+	// robot's foot point when nothing nearer than the robot hides it.
 	const tol = 0.03
 	vis := func(p Vec3, extra float64) (float64, float64, bool) {
+		if extra == 0 {
+			return r.VisibleGround(p)
+		}
 		c := p.sub(s.Pose.Pos)
 		return r.Visible(p, extra+tol+0.06*math.Sqrt(c.dot(c)))
 	}

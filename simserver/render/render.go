@@ -103,6 +103,8 @@ type Renderer struct {
 	fx, fy, cx, cy float64
 	rgb, tmp       [][3]float32
 	depth          []float32
+	// hit marks the pixels where an object (not the ground) is drawn.
+	hit []bool
 	stats          Stats
 	pose           Pose
 	objs           [4 + 2 + MaxRobots]object
@@ -139,7 +141,7 @@ func NewRenderer(in Intrinsics) (*Renderer, error) {
 		return nil, errors.New("render: field of view must be within (0, 180°)")
 	}
 	n := in.Width * in.Height
-	r := &Renderer{in: in, rgb: make([][3]float32, n), tmp: make([][3]float32, n), depth: make([]float32, n)}
+	r := &Renderer{in: in, rgb: make([][3]float32, n), tmp: make([][3]float32, n), depth: make([]float32, n), hit: make([]bool, n)}
 	r.fx, r.fy, r.cx, r.cy = in.focal()
 	return r, nil
 }
@@ -161,6 +163,7 @@ func (r *Renderer) Render(dst *Frame, s *Scene, pose *Pose, o *Options) error {
 	}
 	r.pose = *pose
 	r.stats = Stats{}
+	clear(r.hit)
 	r.ground(s, o)
 	r.collect(s)
 	for i := range r.nObj {
@@ -410,6 +413,7 @@ func (r *Renderer) draw(o *object) {
 				r.stats.BallVisible++
 			}
 			r.depth[i] = float32(t)
+			r.hit[i] = true
 			hit := r.pose.Pos.add(d.scale(t))
 			r.rgb[i] = r.shade(o, hit)
 		}
@@ -649,6 +653,20 @@ func (r *Renderer) Visible(p Vec3, tol float64) (u, v float64, ok bool) {
 	d := math.Sqrt(c.dot(c))
 	z := r.depth[int(v)*r.in.Width+int(u)]
 	return u, v, float64(z) >= d-tol
+}
+
+// VisibleGround returns the pixel of the ground point p in the last frame
+// and whether it is in the image with no object drawn over it.
+func (r *Renderer) VisibleGround(p Vec3) (u, v float64, ok bool) {
+	c := r.pose.Rot.ApplyT(p.sub(r.pose.Pos))
+	if c[0] <= 1e-3 {
+		return 0, 0, false
+	}
+	u, v = r.cx-r.fx*c[1]/c[0], r.cy-r.fy*c[2]/c[0]
+	if u < 0 || v < 0 || u >= float64(r.in.Width) || v >= float64(r.in.Height) {
+		return u, v, false
+	}
+	return u, v, !r.hit[int(v)*r.in.Width+int(u)]
 }
 
 // RGB returns pixel (u, v) of the last frame before encoding (linear

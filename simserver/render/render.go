@@ -104,11 +104,11 @@ type Renderer struct {
 	rgb, tmp       [][3]float32
 	depth          []float32
 	// hit marks the pixels where an object (not the ground) is drawn.
-	hit []bool
-	stats          Stats
-	pose           Pose
-	objs           [4 + 2 + MaxRobots]object
-	nObj           int
+	hit   []bool
+	stats Stats
+	pose  Pose
+	objs  [4 + 2 + MaxRobots]object
+	nObj  int
 }
 
 // object is a capsule (a segment swept by a radius) or, with b == a, a

@@ -169,8 +169,13 @@ const (
 	ObjCentreCircle
 	ObjPenaltySpot
 	ObjRobot
+	// ObjLine is a seen part of a straight field line: Pos is its
+	// midpoint, Orientation its direction (modulo π) and End one of its
+	// end points (the other is 2·Pos − End; End is zero where the source
+	// gives no extent), in the robot frame.
 	ObjLine
-	// ObjXCrossing is two field lines crossing (an X intersection).
+	// ObjXCrossing is where two field lines cross (an X intersection: the
+	// centre circle on the halfway line).
 	ObjXCrossing
 )
 
@@ -195,7 +200,7 @@ type Observation struct {
 	Bearing  Radians
 	// Orientation is the feature's orientation where the source gives it.
 	Orientation Radians
-	// End is a line's second end point (ObjLine only; Pos is the first).
+	// End is one end point of a line (ObjLine only; Pos is its midpoint).
 	End Vec2
 	// DistanceSigma and BearingSigma are the one-sigma uncertainty of
 	// Distance and Bearing; zero when the source does not say.

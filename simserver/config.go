@@ -63,6 +63,11 @@ type Config struct {
 	// for that long in sync mode; 0 waits for ever, as the real server.
 	SyncTimeout time.Duration
 
+	// CameraViews makes the server keep every robot's camera view
+	// (World.CameraView) after each cycle, for in-process renderers
+	// (Server.CameraView, Cameras). The agent protocol is unchanged.
+	CameraViews bool
+
 	// Logger receives the server's logs; nil discards them.
 	Logger *slog.Logger
 }

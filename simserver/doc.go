@@ -54,6 +54,19 @@
 //	go srv.Run(ctx)                // until ctx is cancelled
 //	// connect the SimSpark client to srv.AgentAddr()
 //
+// Camera images: package render draws a robot's NAO v6 top and bottom
+// camera images (YUYV) of the true scene. They are not sent over the
+// agent port, whose protocol stays the fork's: with Config.CameraViews the
+// server keeps every robot's camera poses and scene after each cycle, and
+// an in-process consumer (a sim backend) renders them with Cameras:
+//
+//	cfg.CameraViews = true
+//	srv, _ := simserver.New(cfg)
+//	cams, _ := simserver.NewCameras(srv, "robotd", 2, render.NAOIntrinsics(640, 480),
+//		render.NAOIntrinsics(320, 240), render.DefaultOptions())
+//	f := render.NewFrame(render.NAOIntrinsics(640, 480)) // f.Camera = render.Top
+//	view, ok, err := cams.Capture(f) // the latest cycle's image, and its poses
+//
 // The real rcssserver3d remains a first-class target: robotd connects to
 // either the same way.
 package simserver

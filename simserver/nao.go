@@ -86,6 +86,7 @@ type naoModel struct {
 	knee      [2]vec3 // knee and ankle pitch pivots at the zero pose
 	anklePvt  [2]vec3
 	soleBelow float64 // the sole below the foot's centre
+	neck      vec3    // the HeadPitch hinge's anchor (on the HeadYaw axis)
 	totalMass float64
 }
 
@@ -133,6 +134,9 @@ func init() {
 		id, _ := simspark.JointByEffectorName([]byte(h.Effector))
 		p := &model.parts[h.Child]
 		p.parent, p.joint, p.anchor, p.axis = h.Parent, idx(id), build(h.Anchor), build(h.Axis)
+		if id == simspark.HJ2 {
+			model.neck = p.anchor
+		}
 		for s, side := range []byte{'r', 'l'} {
 			switch h.Effector {
 			case string(side) + "le4":

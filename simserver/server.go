@@ -47,6 +47,11 @@ type Server struct {
 	statsMu  sync.Mutex
 	ran      bool
 	scenes   atomic.Int64 // scene effectors parsed (for tests)
+
+	// Camera views of the last cycle (Config.CameraViews).
+	viewMu sync.Mutex
+	views  []CameraView
+	nViews int
 }
 
 // Stats are counters of a running server.
@@ -242,6 +247,9 @@ func (s *Server) loop(ctx context.Context) error {
 		}
 		s.collect()
 		s.world.Step()
+		if s.cfg.CameraViews {
+			s.publishViews()
+		}
 		s.send()
 		s.monitor()
 		s.mu.Lock()

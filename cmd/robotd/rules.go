@@ -66,6 +66,7 @@ var configRules = func() config.Rules {
 		"perception.ball.lost_after":                        dur(0, time.Hour),
 		"perception.localisation.particles":                 ints(1, 100_000),
 		"perception.localisation.initial_own_half":          flag,
+		"perception.localisation.post_ids":                  flag,
 		"perception.localisation.distance_noise":            noise,
 		"perception.localisation.bearing_noise":             angle,
 		"perception.localisation.min_noise":                 noise,

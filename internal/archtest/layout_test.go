@@ -61,6 +61,7 @@ func TestRunOutputsAreIgnored(t *testing.T) {
 		"findball.db", "findball.db-wal", "findball.db-shm", // findball -db's default
 		"findball-out/report.md",         // findball -out's default
 		"findball-slurm/findball.sbatch", // findball submit -dir's default
+		"simframes-out/truth.jsonl",      // simframes -out's default
 		"cmd/robotd/robotd.test",         // go test -c
 	) {
 		cmd := exec.Command("git", "-C", dir, "check-ignore", "-q", "--no-index", p)

@@ -24,6 +24,13 @@ func TestTickDoesNotAllocate(t *testing.T) {
 			h.step(t, in)
 			in.angles.Pitch = 0
 		}},
+		{"unlabeled lines and intersections, team ball", func(c *Config) { c.Localisation.PostIDs = false },
+			func(_ *harness, w *world, in *input) {
+				w.unlabeled, w.postIDs = true, false
+				in.withTeam = true
+				in.reports.N = 1
+				in.reports.Reports[0] = msg.TeamBallReport{Player: 2, Pos: hal.Vec2{X: -0.5, Y: -1}, PoseConfidence: 1}
+			}},
 		{"ground truth and team reports", func(c *Config) { c.GroundTruthPose, c.GroundTruthBall = true, true },
 			func(_ *harness, _ *world, in *input) {
 				in.withTeam = true

@@ -70,7 +70,20 @@ const (
 	lmT
 	lmCentre
 	lmSpot
+	lmX
 	numLM
+)
+
+// Line association (B-Human's and HULKs' line matching): a seen line
+// matches the field lines within lineAngleTol of its direction, and its
+// midpoint is compared with the nearest such line across it (along it,
+// only beyond the line's ends). lineAngleNoise is the direction's
+// standard deviation; maxLines bounds the lines used per frame.
+const (
+	lineAngleTol   = 0.4
+	sinLineTol     = 0.3894183423086505 // sin(lineAngleTol)
+	lineAngleNoise = 0.08
+	maxLines       = 16
 )
 
 // landmarkKind maps a vision object kind to a landmark kind.
@@ -86,6 +99,8 @@ func landmarkKind(k hal.ObjectKind) (int, bool) {
 		return lmCentre, true
 	case hal.ObjPenaltySpot:
 		return lmSpot, true
+	case hal.ObjXCrossing:
+		return lmX, true
 	}
 	return 0, false
 }
@@ -128,6 +143,18 @@ type lmObs struct {
 	sigma  float64
 }
 
+// lineObs is one seen line of the current frame: its midpoint (ox, oy)
+// and direction (cos, sin of a, modulo π) relative to the robot, and the
+// inverse variance across it.
+type lineObs struct {
+	ox, oy, ca, sa float64
+	iperp          float64
+}
+
+// fieldLine is a straight field line: from (x0, y0) along (ux, uy) for
+// length.
+type fieldLine struct{ x0, y0, ux, uy, length float64 }
+
 type candidate struct{ x, y, h, score float64 }
 
 // region restricts hypotheses.
@@ -159,6 +186,10 @@ type localiser struct {
 
 	obs  [hal.MaxObservations]lmObs
 	nObs int
+	// lines are this frame's seen lines, fieldLines the field's.
+	lines      [maxLines]lineObs
+	nLines     int
+	fieldLines [11]fieldLine
 	// nFixed counts the observations of known landmarks (posts with IDs).
 	nFixed int
 	cands  [maxCandidates]candidate
@@ -180,13 +211,17 @@ type localiser struct {
 	// mirrorFrames counts consecutive frames that the mirrored estimate
 	// explains clearly better (only goal posts with IDs can).
 	mirrorFrames int
-	quality      float64
-	wSlow, wFast float64
-	seenLandmark bool
-	lastLandmark time.Duration
-	fallUntil    time.Duration
-	inFallWindow bool
-	resets       uint32
+	// symmetryFrames counts consecutive frames of evidence from outside
+	// the field's lines (game state, team ball) that the belief is
+	// mirrored.
+	symmetryFrames int
+	quality        float64
+	wSlow, wFast   float64
+	seenLandmark   bool
+	lastLandmark   time.Duration
+	fallUntil      time.Duration
+	inFallWindow   bool
+	resets         uint32
 }
 
 func newLocaliser(cfg LocalisationConfig, dims field.Dimensions, rng *rand.Rand) *localiser {
@@ -210,6 +245,13 @@ func newLocaliser(cfg LocalisationConfig, dims field.Dimensions, rng *rand.Rand)
 	l.lms[lmCentre].p[0], l.lms[lmCentre].n = dims.CentreCircle(), 1
 	spot := float64(dims.Length)/2 - float64(dims.PenaltyMarkDistance)
 	l.lms[lmSpot].p[0], l.lms[lmSpot].p[1], l.lms[lmSpot].n = hal.Vec2{X: spot}, hal.Vec2{X: -spot}, 2
+	r := float64(dims.CentreCircleRadius)
+	l.lms[lmX].p[0], l.lms[lmX].p[1], l.lms[lmX].n = hal.Vec2{Y: r}, hal.Vec2{Y: -r}, 2
+	for i, sg := range fieldLineSegments(dims) {
+		dx, dy := sg[2]-sg[0], sg[3]-sg[1]
+		n := math.Hypot(dx, dy)
+		l.fieldLines[i] = fieldLine{sg[0], sg[1], dx / n, dy / n, n}
+	}
 	l.unlocalise(cfg.InitialOwnHalf)
 	return l
 }
@@ -282,12 +324,87 @@ func (l *localiser) spread(now time.Duration) {
 	l.goodFrames, l.badFrames = 0, 0
 }
 
+// fieldLineSegments returns the field's straight lines (x0, y0, x1, y1):
+// touch lines, goal lines, the halfway line and the penalty areas' sides.
+func fieldLineSegments(d field.Dimensions) [11][4]float64 {
+	x, y := float64(d.Length)/2, float64(d.Width)/2
+	px, py := x-float64(d.PenaltyAreaLength), float64(d.PenaltyAreaWidth)/2
+	return [11][4]float64{
+		{-x, y, x, y}, {-x, -y, x, -y}, {x, -y, x, y}, {-x, -y, -x, y}, {0, -y, 0, y},
+		{px, -py, px, py}, {px, py, x, py}, {px, -py, x, -py},
+		{-px, -py, -px, py}, {-px, py, -x, py}, {-px, -py, -x, -py},
+	}
+}
+
+// nUsed is the number of this frame's observations the likelihood uses.
+func (l *localiser) nUsed() int { return l.nObs + l.nLines }
+
+// prepareLine adds a seen line.
+func (l *localiser) prepareLine(o *hal.Observation) {
+	if l.nLines >= maxLines || !finite(o.Pos.X, o.Pos.Y, float64(o.Orientation)) {
+		return
+	}
+	d := math.Hypot(o.Pos.X, o.Pos.Y)
+	if d > 20 || (l.cfg.MaxLandmarkDistance > 0 && d > float64(l.cfg.MaxLandmarkDistance)) {
+		return
+	}
+	sp := l.cfg.DistanceNoise*d + float64(l.cfg.MinNoise)
+	sa, ca := math.Sincos(float64(o.Orientation))
+	l.lines[l.nLines] = lineObs{ox: o.Pos.X, oy: o.Pos.Y, ca: ca, sa: sa, iperp: 1 / (sp * sp)}
+	l.nLines++
+}
+
+// lineLogLik is the log-likelihood of seen line o from the pose (x, y)
+// with heading sine s and cosine c: the nearest field line of about its
+// direction across it (and beyond its ends), and the direction's error.
+// A line seen at a distance d has a perpendicular standard deviation of
+// DistanceNoise·d + MinNoise, its direction lineAngleNoise.
+func (l *localiser) lineLogLik(o *lineObs, x, y, s, c float64) float64 {
+	fx := x + c*o.ox - s*o.oy
+	fy := y + s*o.ox + c*o.oy
+	// The seen direction on the field.
+	dx, dy := c*o.ca-s*o.sa, s*o.ca+c*o.sa
+	best := math.Inf(1)
+	for i := range l.fieldLines {
+		fl := &l.fieldLines[i]
+		// |sin| and |cos| of the angle between the directions (modulo π).
+		cr := dx*fl.uy - dy*fl.ux
+		dt := math.Abs(dx*fl.ux + dy*fl.uy)
+		if math.Abs(cr) > sinLineTol || dt <= 0 {
+			continue
+		}
+		rx, ry := fx-fl.x0, fy-fl.y0
+		along := rx*fl.ux + ry*fl.uy
+		perp := rx*fl.uy - ry*fl.ux
+		beyond := 0.0
+		if along < 0 {
+			beyond = -along
+		} else if along > fl.length {
+			beyond = along - fl.length
+		}
+		ang := math.Asin(min(math.Abs(cr), 1))
+		e := (perp*perp+beyond*beyond)*o.iperp + ang*ang/(lineAngleNoise*lineAngleNoise)
+		if e < best {
+			best = e
+		}
+	}
+	ll := -0.5 * best
+	if ll < l.logFloor {
+		ll = l.logFloor
+	}
+	return ll
+}
+
 // prepare collects this frame's landmark observations; it returns their
 // number.
 func (l *localiser) prepare(v *hal.Vision) int {
-	l.nObs, l.nFixed = 0, 0
+	l.nObs, l.nFixed, l.nLines = 0, 0, 0
 	for i := range min(v.N, hal.MaxObservations) {
 		o := &v.Obs[i]
+		if o.Kind == hal.ObjLine {
+			l.prepareLine(o)
+			continue
+		}
 		k, ok := landmarkKind(o.Kind)
 		if !ok || !finite(o.Pos.X, o.Pos.Y) {
 			continue
@@ -300,7 +417,7 @@ func (l *localiser) prepare(v *hal.Vision) int {
 		st := float64(l.cfg.BearingNoise)*d + float64(l.cfg.MinNoise)
 		lo := lmObs{kind: k, ox: o.Pos.X, oy: o.Pos.Y, d: d, ux: o.Pos.X / d, uy: o.Pos.Y / d,
 			ir: 1 / (sr * sr), it: 1 / (st * st), sigma: math.Max(sr, st)}
-		if k == lmPost && o.ID >= field.PostOppLeft && o.ID <= field.PostOwnRight {
+		if k == lmPost && l.cfg.PostIDs && o.ID >= field.PostOppLeft && o.ID <= field.PostOwnRight {
 			lo.fixed, lo.fx, lo.fy = true, l.posts[o.ID].X, l.posts[o.ID].Y
 			l.nFixed++
 		}
@@ -314,7 +431,7 @@ func (l *localiser) prepare(v *hal.Vision) int {
 		l.obs[j] = lo
 		l.nObs++
 	}
-	return l.nObs
+	return l.nUsed()
 }
 
 // logLik is the log-likelihood of this frame's observations from the pose
@@ -347,6 +464,9 @@ func (l *localiser) logLik(x, y, s, c float64) float64 {
 		}
 		sum += ll
 	}
+	for j := range l.nLines {
+		sum += l.lineLogLik(&l.lines[j], x, y, s, c)
+	}
 	return sum
 }
 
@@ -358,7 +478,7 @@ func (l *localiser) observe(v *hal.Vision, now time.Duration) bool {
 		return false
 	}
 	l.seenLandmark, l.lastLandmark = true, now
-	invN := 1 / float64(l.nObs)
+	invN := 1 / float64(l.nUsed())
 	ps := &l.ps[l.cur]
 	maxL := math.Inf(-1)
 	for i := range l.n {
@@ -420,7 +540,7 @@ func (l *localiser) observe(v *hal.Vision, now time.Duration) bool {
 	switch {
 	case q >= l.cfg.GoodQuality:
 		l.badFrames = 0
-	case q < l.cfg.BadQuality && l.nObs >= 2 && !l.inFallWindow:
+	case q < l.cfg.BadQuality && l.nUsed() >= 2 && !l.inFallWindow:
 		// One landmark alone may well be a false detection.
 		l.badFrames++
 	}
@@ -479,13 +599,26 @@ func (l *localiser) observe(v *hal.Vision, now time.Duration) bool {
 	switch {
 	case qe < l.cfg.GoodQuality:
 		l.goodFrames = 0
-	case l.nObs >= 2:
+	case l.nUsed() >= 2 && l.nObs >= 1:
 		l.goodFrames++
 	}
 	if l.goodFrames >= l.cfg.GoodFrames && (!l.localised || l.inFallWindow) && l.mass >= 0.5 {
 		l.localised, l.everLocalised, l.badFrames, l.inFallWindow = true, true, 0, false
 	}
 	return true
+}
+
+// symmetryEvidence counts a frame with (or without) evidence that the
+// belief is mirrored; mirrorAfter frames in a row mirror it.
+func (l *localiser) symmetryEvidence(mirrored bool) {
+	if !mirrored {
+		l.symmetryFrames = 0
+		return
+	}
+	if l.symmetryFrames++; l.symmetryFrames >= mirrorAfter {
+		l.flip()
+		l.symmetryFrames = 0
+	}
 }
 
 // flip mirrors the estimate's mode through the centre spot, and widens a
@@ -544,7 +677,10 @@ func (l *localiser) landmarksOf(o *lmObs, buf *[8]hal.Vec2) []hal.Vec2 {
 // set of headings. It returns their number and whether they come from pairs.
 func (l *localiser) candidates(reg region) (int, bool) {
 	l.nCand = 0
-	invN := 1 / float64(l.nObs)
+	if l.nObs == 0 {
+		return 0, false // lines alone fit too many poses
+	}
+	invN := 1 / float64(l.nUsed())
 	n := min(l.nObs, maxPairObs)
 	var bufA, bufB [8]hal.Vec2
 	for a := range n {

@@ -8,20 +8,29 @@
 //     the robot, predicted through the robot's odometry, with outlier
 //     rejection, and the ball on the field through the robot's pose;
 //   - self-localisation (msg.RobotPoseKey): a particle filter on the SPL
-//     field from goal posts, corners, T-junctions, the centre circle,
-//     penalty spots and odometry, with hypotheses injected from landmark
-//     observations so that it re-localises after being moved or a fall;
+//     field from seen field lines (midpoint and direction, matched to the
+//     field line of about that direction nearest across it), L, T and X
+//     intersections, the centre circle, penalty marks, goal posts and
+//     odometry, every one matched to the field model by kind alone (a
+//     post's ID only with LocalisationConfig.PostIDs), with hypotheses
+//     injected from pairs of point observations so that it re-localises
+//     after being moved or a fall;
 //   - the team ball (msg.TeamBallKey): the robot's own ball fused with the
 //     teammates' reports (msg.TeamBallReportsKey, optional).
 //
 // The SPL field is point-symmetric: without the goal posts' IDs every
 // observation fits the mirrored pose as well. The localisation therefore
-// starts from the robot's own half (the SPL start and the return from a
+// resolves the side as SPL teams do (B-Human's and HULKs' code releases):
+// it starts from the robot's own half (the SPL start and the return from a
 // penalty, seen in hal.GameState), tracks a single mode from then on, looks
 // near its last estimate first when it has lost it (after a fall, or when
 // landmarks keep disagreeing), and searches the whole field only when
-// nothing nearby fits. Where posts carry IDs (the simulator), a mirrored
-// belief is detected and flipped.
+// nothing nearby fits; a belief in the opponent half in a SET that
+// followed READY (every robot is in its own half then), or one from which
+// the robot's own ball lies where the teammates' ball is only from the
+// mirrored pose, is mirrored after five frames of such evidence. Where
+// posts carry IDs and PostIDs is set (the simulator's detected
+// observations), a mirrored belief is also detected from them.
 //
 // In simulation, the pose and the ball can be taken from the simulator's
 // ground truth instead (Config.GroundTruthPose, Config.GroundTruthBall;
@@ -136,6 +145,12 @@ type LocalisationConfig struct {
 	// InitialOwnHalf starts the robot somewhere in its own half (the SPL
 	// start and penalty positions); else anywhere on the field.
 	InitialOwnHalf bool `json:"initial_own_half"`
+	// PostIDs uses a goal post's ID where the source gives one (the
+	// simulator's detected observations do); false treats every post as
+	// ambiguous, as on a real field, whose posts look alike. Either way
+	// lines, L/T/X intersections, the centre circle and the penalty marks
+	// are matched by kind alone.
+	PostIDs bool `json:"post_ids"`
 	// DistanceNoise, BearingNoise and MinNoise are a landmark observation's
 	// standard deviations, as for the ball.
 	DistanceNoise float64     `json:"distance_noise"`
@@ -221,7 +236,7 @@ func DefaultConfig() Config {
 			LostAfter: config.Duration(3 * time.Second),
 		},
 		Localisation: LocalisationConfig{
-			Particles: 300, InitialOwnHalf: true,
+			Particles: 300, InitialOwnHalf: true, PostIDs: true,
 			DistanceNoise: 0.05, BearingNoise: hal.Deg(2.5), MinNoise: 0.05,
 			OutlierLikelihood:  0.02,
 			OdometryTransNoise: 0.15, OdometryRotNoise: 0.15, OdometryDrift: 0.1,
@@ -327,9 +342,13 @@ type Module struct {
 	baseValid bool
 	fallen    bool
 	penalised bool
-	truthBall hal.Vec2
-	truthTime time.Duration
-	truthOK   bool
+	// phase is the last game phase; setFromReady is true in a SET that
+	// followed READY (every robot in its own half, by the rules).
+	phase        hal.GamePhase
+	setFromReady bool
+	truthBall    hal.Vec2
+	truthTime    time.Duration
+	truthOK      bool
 
 	// Scratch, kept here so that Tick does not allocate.
 	in      bodyInputs
@@ -430,9 +449,16 @@ func (m *Module) Tick(t hal.Tick) error {
 
 	// Game state: a robot coming back from a penalty has been carried to
 	// its own half.
-	penalised := false
+	penalised, gsValid := false, false
 	if m.game != nil && m.game.Load(&m.gs).Valid() {
-		penalised = m.gs.Penalised
+		penalised, gsValid = m.gs.Penalised, true
+		switch {
+		case m.gs.Phase == hal.PhaseSet && m.phase == hal.PhaseReady:
+			m.setFromReady = true
+		case m.gs.Phase != hal.PhaseSet:
+			m.setFromReady = false
+		}
+		m.phase = m.gs.Phase
 	}
 	if m.penalised && !penalised {
 		m.loc.unlocalise(true)
@@ -484,12 +510,63 @@ func (m *Module) Tick(t hal.Tick) error {
 	if m.team != nil && m.team.Load(&m.reports).Valid() {
 		reports = &m.reports
 	}
+	if observed && !penalised {
+		m.resolveSymmetry(gsValid, &ball, reports, t.Time)
+	}
 	tb := FuseTeamBall(own, hasOwn, reports, t.Time, m.cfg.TeamBall)
 	if tb.Valid && pose.Valid {
 		tb.Relative, tb.RelativeValid = pose.Pose.Local(tb.Pos), true
 	}
 	m.teamBallW.Set(tb)
 	return nil
+}
+
+// Symmetry evidence (the SPL teams' way: B-Human, HULKs): the field's
+// lines fit the pose mirrored through the centre spot as well as the
+// pose itself, so the side comes from what the field cannot tell.
+const (
+	// teamBallFar and teamBallNear: the own ball, placed on the field
+	// through the estimate, lies farther than teamBallFar from the
+	// teammates' ball while through the mirrored estimate it lies within
+	// teamBallNear.
+	teamBallFar, teamBallNear = 1.0, 0.5
+	// setHalfMargin is how far beyond the halfway line an estimate in a
+	// SET after READY may lie (robots are in their own half then).
+	setHalfMargin = 0.5
+)
+
+// resolveSymmetry collects evidence that the estimate is the mirror image
+// of the truth: in a SET that followed READY the estimate is in the
+// opponent half, or the own ball, seen now, is where the teammates' ball
+// is only from the mirrored pose. Evidence in mirrorAfter vision frames in
+// a row mirrors the belief.
+func (m *Module) resolveSymmetry(gsValid bool, ball *msg.Ball, reports *msg.TeamBallReports, now time.Duration) {
+	l := m.loc
+	if !l.valid {
+		return
+	}
+	x, y := float64(l.est.X), float64(l.est.Y)
+	evidence, against := false, false
+	if gsValid && m.setFromReady && l.localised {
+		evidence = x > setHalfMargin
+		against = x < -setHalfMargin
+	}
+	if ball.Seen && reports != nil && l.localised {
+		others := FuseTeamBall(msg.TeamBallReport{}, false, reports, now, m.cfg.TeamBall)
+		if others.Valid {
+			s, c := math.Sincos(float64(l.est.Heading))
+			bx, by := x+c*ball.Pos.X-s*ball.Pos.Y, y+s*ball.Pos.X+c*ball.Pos.Y
+			d := math.Hypot(bx-others.Pos.X, by-others.Pos.Y)
+			dm := math.Hypot(-bx-others.Pos.X, -by-others.Pos.Y)
+			switch {
+			case d > teamBallFar && dm < teamBallNear:
+				evidence = true
+			case d < teamBallNear:
+				against = true
+			}
+		}
+	}
+	l.symmetryEvidence(evidence && !against)
 }
 
 // odometry returns the robot's motion since the odometry was last taken, in

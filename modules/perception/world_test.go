@@ -160,6 +160,13 @@ type world struct {
 
 	// postIDs sends goal posts with their IDs (SimSpark does).
 	postIDs bool
+	// unlabeled sends what a camera's image processing finds on a real
+	// field instead: seen parts of the lines (midpoint and direction), L,
+	// T and X intersections by kind, the centre circle and the penalty
+	// marks; goal posts only with noPosts false, and never with IDs.
+	unlabeled, noPosts bool
+	// falseLineRate is the chance per frame of a false line.
+	falseLineRate float64
 	// lookAtBall points the head at the ball instead of scanning;
 	// fixedHead keeps it straight ahead.
 	lookAtBall, fixedHead bool
@@ -251,12 +258,18 @@ func (w *world) step(in *input) {
 		return
 	}
 	for id := field.PostOppLeft; id <= field.PostOwnRight; id++ {
+		if w.unlabeled && w.noPosts {
+			break
+		}
 		p, _ := w.dims.Post(id)
 		oid := uint8(0)
-		if w.postIDs {
+		if w.postIDs && !w.unlabeled {
 			oid = id
 		}
 		w.see(in, hal.ObjGoalPost, oid, p, w.maxRange)
+	}
+	if w.unlabeled {
+		w.seeUnlabeled(in)
 	}
 	for _, p := range w.dims.Corners() {
 		w.see(in, hal.ObjCorner, 0, p, w.maxRange)
@@ -276,6 +289,67 @@ func (w *world) step(in *input) {
 		in.vision.Add(hal.Observation{Kind: kinds[w.rng.IntN(len(kinds))], Pos: hal.Vec2{X: d * c, Y: d * s},
 			Distance: hal.Metres(d), Bearing: hal.Radians(b)})
 	}
+}
+
+// seeUnlabeled adds the lines, X intersections and penalty marks in view.
+func (w *world) seeUnlabeled(in *input) {
+	r := float64(w.dims.CentreCircleRadius)
+	w.see(in, hal.ObjXCrossing, 0, hal.Vec2{Y: r}, w.maxRange)
+	w.see(in, hal.ObjXCrossing, 0, hal.Vec2{Y: -r}, w.maxRange)
+	spot := float64(w.dims.Length)/2 - float64(w.dims.PenaltyMarkDistance)
+	w.see(in, hal.ObjPenaltySpot, 0, hal.Vec2{X: spot}, w.maxRange)
+	w.see(in, hal.ObjPenaltySpot, 0, hal.Vec2{X: -spot}, w.maxRange)
+	for _, sg := range fieldLineSegments(w.dims) {
+		// The visible part: the segment within the view's wedge and range
+		// is one interval (both are convex).
+		a, b := hal.Vec2{X: sg[0], Y: sg[1]}, hal.Vec2{X: sg[2], Y: sg[3]}
+		l := math.Hypot(b.X-a.X, b.Y-a.Y)
+		n := int(l / 0.05)
+		t0, t1 := -1.0, -1.0
+		for k := 0; k <= n; k++ {
+			t := float64(k) / float64(n)
+			p := w.pose.Local(hal.Vec2{X: a.X + t*(b.X-a.X), Y: a.Y + t*(b.Y-a.Y)})
+			d, br := math.Hypot(p.X, p.Y), math.Atan2(p.Y, p.X)
+			if d > w.maxRange || d < 0.2 || math.Abs(wrap(br-w.head)) > w.fov/2 {
+				continue
+			}
+			if t0 < 0 {
+				t0 = t
+			}
+			t1 = t
+		}
+		if t0 < 0 || (t1-t0)*l < 0.3 {
+			continue
+		}
+		p0 := w.pose.Local(hal.Vec2{X: a.X + t0*(b.X-a.X), Y: a.Y + t0*(b.Y-a.Y)})
+		p1 := w.pose.Local(hal.Vec2{X: a.X + t1*(b.X-a.X), Y: a.Y + t1*(b.Y-a.Y)})
+		w.seeLine(in, p0, p1)
+	}
+	if w.rng.Float64() < w.falseLineRate {
+		d := 0.5 + 4*w.rng.Float64()
+		br := w.head + w.fov*(w.rng.Float64()-0.5)
+		s, c := math.Sincos(br)
+		a := 2 * math.Pi * w.rng.Float64()
+		sa, ca := math.Sincos(a)
+		w.seeLine(in, hal.Vec2{X: d*c - 0.3*ca, Y: d*s - 0.3*sa}, hal.Vec2{X: d*c + 0.3*ca, Y: d*s + 0.3*sa})
+	}
+}
+
+// seeLine adds a seen line from p0 to p1 (robot frame), each end with the
+// camera's distance and bearing noise.
+func (w *world) seeLine(in *input, p0, p1 hal.Vec2) {
+	noisy := func(p hal.Vec2) hal.Vec2 {
+		d, b := math.Hypot(p.X, p.Y), math.Atan2(p.Y, p.X)
+		d *= 1 + w.distNoise*w.rng.NormFloat64()
+		b += w.bearingNoise * w.rng.NormFloat64()
+		s, c := math.Sincos(b)
+		return hal.Vec2{X: d * c, Y: d * s}
+	}
+	p0, p1 = noisy(p0), noisy(p1)
+	mid := hal.Vec2{X: (p0.X + p1.X) / 2, Y: (p0.Y + p1.Y) / 2}
+	in.vision.Add(hal.Observation{Kind: hal.ObjLine, Pos: mid,
+		Distance: hal.Metres(math.Hypot(mid.X, mid.Y)), Bearing: hal.Radians(math.Atan2(mid.Y, mid.X)),
+		Orientation: hal.Radians(math.Atan2(p1.Y-p0.Y, p1.X-p0.X))})
 }
 
 // see adds an observation of the field point p if it is in view.

@@ -33,7 +33,8 @@ func (p *Pipeline) observations(out *hal.Vision) {
 		p.add(out, in.Kind, in.Pos, in.Orientation, hal.Vec2{}, 2*p.cfg.PixelSigma)
 	}
 	for _, l := range r.Lines {
-		p.add(out, hal.ObjLine, l.A, math.Atan2(l.B.Y-l.A.Y, l.B.X-l.A.X), l.B, p.cfg.PixelSigma)
+		mid := hal.Vec2{X: (l.A.X + l.B.X) / 2, Y: (l.A.Y + l.B.Y) / 2}
+		p.add(out, hal.ObjLine, mid, math.Atan2(l.B.Y-l.A.Y, l.B.X-l.A.X), l.B, p.cfg.PixelSigma)
 	}
 }
 

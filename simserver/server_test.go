@@ -384,10 +384,12 @@ func TestRealTime(t *testing.T) {
 		t.Errorf("30 messages advanced the time by %.3f s, want 0.30", d)
 	}
 	// Paced: no faster than the cycle (a free-running server sends 30
-	// messages in a few milliseconds). A loaded machine may make it
-	// slower, which is not an error of the server.
-	if el < 250*time.Millisecond {
-		t.Errorf("30 cycles of 10 ms took %v, want ≥ 250 ms (paced at the cycle)", el)
+	// messages in a few milliseconds). A server behind its schedule
+	// catches up by at most 5 cycles, and the first message may itself
+	// have come late, so 30 cycles take at least 24 of them. A loaded
+	// machine may make it slower, which is not an error of the server.
+	if el < 240*time.Millisecond {
+		t.Errorf("30 cycles of 10 ms took %v, want ≥ 240 ms (paced at the cycle)", el)
 	}
 }
 

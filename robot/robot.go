@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/modules/base"
 	"github.com/robotd/robotd/modules/behaviour"
 	"github.com/robotd/robotd/modules/motion"
@@ -97,6 +98,18 @@ func BodyOf(dev hal.Device) Body {
 		return OmniBase
 	}
 	return Legs
+}
+
+// bodyReporter is a backend that says which body it drives (package body).
+type bodyReporter interface{ BodyKind() body.Kind }
+
+// KindOf returns the body table a backend's robot has: what the backend
+// says, or the NAO v6 for a backend that does not say.
+func KindOf(dev hal.Device) body.Kind {
+	if b, ok := dev.(bodyReporter); ok {
+		return b.BodyKind()
+	}
+	return body.NAOv6
 }
 
 // Modules builds a legged robot's modules from cfg (ModulesFor with Legs).

@@ -114,6 +114,7 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 	if rc.Robot != nil {
 		mc = *rc.Robot
 	}
+	mc.Motion.Body = robot.KindOf(be)
 	board := blackboard.New()
 	r := &Robot{cfg: rc, board: board, backend: be, dev: &fallDevice{Backend: be}, done: make(chan error, 1)}
 	if rc.Observe != nil {

@@ -26,6 +26,7 @@ import (
 	"github.com/tinylib/msgp/msgp"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/internal/reconnect"
 	"github.com/robotd/robotd/proto/lola"
 )
@@ -682,3 +683,6 @@ var (
 	_ hal.BatterySensor   = (*Backend)(nil)
 	_ hal.StatsReporter   = (*Backend)(nil)
 )
+
+// BodyKind says the robot is a NAO v6.
+func (b *Backend) BodyKind() body.Kind { return body.NAOv6 }

@@ -266,7 +266,7 @@ func (o *options) writeTrace(name string, ss *session) error {
 	for j := hal.LHipYawPitch; j <= hal.RAnkleRoll; j++ {
 		fmt.Fprintf(w, ",%v", j)
 	}
-	fmt.Fprintln(w, ",LShoulderPitch,LShoulderRoll,LElbowRoll")
+	fmt.Fprintln(w, ",LShoulderPitch,LShoulderRoll,LElbowRoll,ball_x,ball_y")
 	for _, s := range ss.s.since(0) {
 		fmt.Fprintf(w, "%.3f,%.4f,%.4f,%.2f,%.1f,%.1f,%v,%d", s.t.Seconds(), s.gt.Pose.X, s.gt.Pose.Y, float64(s.gt.Pose.Heading)*180/math.Pi,
 			float64(s.body.Angles.Pitch)*180/math.Pi, float64(s.body.Angles.Roll)*180/math.Pi, s.body.Fall, s.motion.Active)
@@ -276,7 +276,7 @@ func (o *options) writeTrace(name string, ss *session) error {
 		for _, j := range []hal.Joint{hal.LShoulderPitch, hal.LShoulderRoll, hal.LElbowRoll} {
 			fmt.Fprintf(w, ",%.1f", float64(s.joints.Angle[j])*180/math.Pi)
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, ",%.3f,%.3f\n", s.gt.Ball.X, s.gt.Ball.Y)
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
@@ -510,7 +510,7 @@ func kick(ctx context.Context, o *options) error {
 			return err
 		}
 		gt := ss.s.last().gt
-		ball := gt.Pose.Global(hal.Vec2{X: 0.17, Y: 0.05}) // in front of the left foot
+		ball := gt.Pose.Global(hal.Vec2{X: 0.20, Y: 0.055}) // 0.2 m ahead, in front of the left foot
 		if err := ss.w.Trainer().PlaceBall(ball.X, ball.Y, 0, 0); err != nil {
 			ss.close()
 			return err

@@ -185,6 +185,8 @@ var configRules = func() config.Rules {
 		"motion.walk.gyro.ankle_roll":            rng(-10, 10),
 		"motion.walk.gyro.hip_roll":              rng(-10, 10),
 		"motion.walk.gyro.max":                   noise,
+		"motion.walk.gyro.heading_gain":          rng(0, 10),
+		"motion.walk.gyro.max_heading":           speed,
 		"motion.walk.target.gain":                gain,
 		"motion.walk.target.turn_gain":           gain,
 		"motion.walk.target.face_distance":       dist,

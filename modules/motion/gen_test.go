@@ -30,6 +30,9 @@ type kickPose struct {
 	// ankle pitches the kicking foot's toes down (degrees) from flat: a
 	// wind-up higher than a flat foot allows, or a toe that meets the ball.
 	ankle float64
+	// stretch asks for the foot beyond the leg's reach: the IK puts it as
+	// far along that line as the leg goes (the leg straight).
+	stretch bool
 }
 
 // leftKick is how the NAO v6's kick_left.kf was made: weight onto the
@@ -46,16 +49,20 @@ var leftKick = []kickPose{
 }
 
 // leftKickSimSpark is the SimSpark NAO model's left kick: the same shape
-// with a longer wind-up and swing (its legs are longer and every motor
-// turns at up to 6.14 rad/s), the foot kept low so that it meets the 5 cm
-// ball at its centre.
+// with a higher wind-up (toes pointed down, which a flat foot's ankle could
+// not reach), a longer and faster swing low through the 5 cm ball, and the
+// arms swinging against the kicking leg so that the swing does not turn the
+// body about the support foot. The wind-up and kick poses are the best of a
+// search on the UNSW rcssserver3d (sync mode, ball 0.2 m ahead, distance
+// from the server's ground truth); the kick's distance there changes by
+// tenths of a metre with millimetres of these poses.
 var leftKickSimSpark = []kickPose{
-	{ms: 500, shift: 0.065, comment: "weight onto the right foot", stiffness: 0.9, smooth: true},
-	{ms: 300, shift: 0.065, dy: 0.025, dz: 0.03, comment: "lift the left foot"},
-	{ms: 250, shift: 0.065, dx: -0.04, dy: 0.025, dz: 0.03, comment: "wind up", stiffness: 1, lArm: 50, rArm: 110},
-	{ms: 120, shift: 0.065, dx: 0.14, dy: 0.025, dz: 0.05, comment: "kick", lArm: 119, rArm: 30},
-	{ms: 300, shift: 0.065, dy: 0.025, dz: 0.03, comment: "bring the foot back", stiffness: 0.9, lArm: 83.08, rArm: 83.08},
-	{ms: 300, shift: 0.065, comment: "put it down"},
+	{ms: 500, shift: 0.0631, comment: "weight onto the right foot", stiffness: 0.9, smooth: true},
+	{ms: 300, shift: 0.0631, dy: 0.025, dz: 0.03, comment: "lift the left foot"},
+	{ms: 250, shift: 0.0631, dx: -0.0519, dy: 0.025, dz: 0.06, ankle: 21.3615, comment: "wind up", stiffness: 1, lArm: 50, rArm: 110},
+	{ms: 98.8615, shift: 0.0631, dx: 0.2037, dy: 0.025, dz: 0.0375, ankle: 0.046, comment: "kick", lArm: 86.7948, rArm: 34.9954, stretch: true},
+	{ms: 300, shift: 0.0631, dy: 0.025, dz: 0.03, comment: "bring the foot back", stiffness: 0.9, lArm: 83.08, rArm: 83.08},
+	{ms: 300, shift: 0.0631, comment: "put it down"},
 	{ms: 500, comment: "weight back onto both feet", smooth: true},
 }
 
@@ -82,7 +89,7 @@ func kickFile(t *testing.T, k body.Kind) []byte {
 		l.Y -= p.dy
 		l.Z += p.dz
 		legs, _, ok := g.LegsIK(l, r)
-		if !ok {
+		if !ok && !p.stretch {
 			t.Fatalf("%s: unreachable", p.comment)
 		}
 		var a [hal.NumJoints]hal.Radians

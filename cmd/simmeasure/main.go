@@ -9,8 +9,12 @@
 // ("agent-host:port,trainer-host:port"; start it in sync mode).
 //
 //	simmeasure [-what walk,side,getup,kick,head] [-runs N] [-speeds 0.1,0.2] [-walk 14s]
+//	           [-getup front,back] [-config JSON] [-trace DIR]
 //
-// It prints one line per run and a summary per measurement.
+// It prints one line per run and a summary per measurement; -trace writes
+// each run's samples (ground truth, body angles, fall, motion, leg joints,
+// ball) as CSV. The kick's ball lies 0.2 m ahead of the robot, in front of
+// the left foot.
 package main
 
 import (

@@ -2,6 +2,7 @@ package simrun
 
 import (
 	"context"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -46,9 +47,15 @@ func fallPose(f Fall, c *hal.JointCommand) {
 }
 
 // fallDuration is how long the fall pose overrides the modules' leg
-// commands: long enough for the robot to land (the recorded falls took
-// under a second), after which motion finds it lying.
+// commands at most: long enough for the robot to land (the recorded falls
+// took under a second), after which motion finds it lying.
 const fallDuration = 1500 * time.Millisecond
+
+// fallenPitch ends the fall pose early: once the torso is tilted this far
+// (rad) the robot is as good as down, and the legs are the modules' again,
+// as they are in a fall nobody commanded (a get-up starts while the robot
+// still lands).
+const fallenPitch = 1.2
 
 // fallDevice is the robot's backend with a commanded fall on top: while a
 // fall runs, WriteJoints replaces the leg joints' commands with the fall
@@ -73,8 +80,12 @@ func (d *fallDevice) Next(ctx context.Context) (hal.Tick, error) {
 	} else if f != FallNone {
 		d.req.CompareAndSwap(0, uint32(f)) // not connected: keep it for later
 	}
-	if d.fall != FallNone && t.Time >= d.until {
-		d.fall = FallNone
+	if d.fall != FallNone {
+		var a hal.BodyAngles
+		d.Backend.ReadBodyAngles(&a)
+		if t.Time >= d.until || math.Abs(float64(a.Pitch)) >= fallenPitch {
+			d.fall = FallNone
+		}
 	}
 	return t, nil
 }

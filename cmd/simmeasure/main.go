@@ -9,11 +9,16 @@
 // ("agent-host:port,trainer-host:port"; start it in sync mode).
 //
 //	simmeasure [-what walk,side,getup,kick,head] [-runs N] [-speeds 0.1,0.2] [-walk 14s]
+//	           [-getup front,back] [-config JSON] [-trace DIR]
 //
-// It prints one line per run and a summary per measurement.
+// It prints one line per run and a summary per measurement; -trace writes
+// each run's samples (ground truth, body angles, fall, motion, leg joints,
+// ball) as CSV. The kick's ball lies 0.2 m ahead of the robot, in front of
+// the left foot.
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +28,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -64,6 +70,12 @@ type options struct {
 	robot  robot.Config
 	// physics is the embedded simulator's world model (simserver.Config.Physics).
 	physics string
+	// trace, if not "", is a directory that gets each run's samples as
+	// CSV (name-N.csv).
+	trace string
+	runN  int
+	// getups are the get-ups to measure (front, back).
+	getups map[string]bool
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -71,19 +83,25 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	what := fs.String("what", "walk,side,getup,kick,head", "measurements, comma separated: walk, side, getup, kick, head")
 	runs := fs.Int("runs", 3, "runs per measurement (and per speed)")
 	physics := fs.String("physics", simserver.PhysicsKinematic, "the embedded simulator's world model: kinematic, or ode (a build with -tags sim,ode)")
+	sides := fs.String("getup", "front,back", "which get-ups to measure: front, back or both")
 	speeds := fs.String("speeds", "0.10,0.15,0.20,0.25,0.30", "forward speeds (m/s) for walk")
 	walkFor := fs.Duration("walk", 14*time.Second, "how long each forward walk lasts (simulation time)")
+	trace := fs.String("trace", "", "directory for one CSV per run (time, ground truth, body angles, fall, motion, leg joints)")
 	override := fs.String("config", "", "JSON laid over robotd's default configuration, e.g. {\"motion\":{\"walk\":{\"max_forward\":0.25}}}")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	o := options{what: map[string]bool{}, runs: *runs, walk: *walkFor, out: out, robot: robot.DefaultConfig(), physics: *physics}
+	o := options{what: map[string]bool{}, runs: *runs, walk: *walkFor, out: out, robot: robot.DefaultConfig(), physics: *physics, trace: *trace}
 	if *override != "" {
 		dec := json.NewDecoder(strings.NewReader(*override))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&o.robot); err != nil {
 			return fmt.Errorf("-config: %w", err)
 		}
+	}
+	o.getups = map[string]bool{}
+	for _, g := range strings.Split(*sides, ",") {
+		o.getups[strings.TrimSpace(g)] = true
 	}
 	for _, w := range strings.Split(*what, ",") {
 		o.what[strings.TrimSpace(w)] = true
@@ -242,6 +260,40 @@ func (ss *session) wait(ctx context.Context, d time.Duration) error {
 
 func (ss *session) close() error { return ss.w.Close() }
 
+// writeTrace writes a run's samples as CSV into o.trace, if set.
+func (o *options) writeTrace(name string, ss *session) error {
+	if o.trace == "" {
+		return nil
+	}
+	o.runN++
+	f, err := os.Create(filepath.Join(o.trace, fmt.Sprintf("%s-%d.csv", strings.ReplaceAll(name, " ", "_"), o.runN)))
+	if err != nil {
+		return fmt.Errorf("trace: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprint(w, "t,x,y,heading,pitch,roll,fall,active")
+	for j := hal.LHipYawPitch; j <= hal.RAnkleRoll; j++ {
+		fmt.Fprintf(w, ",%v", j)
+	}
+	fmt.Fprintln(w, ",LShoulderPitch,LShoulderRoll,LElbowRoll,ball_x,ball_y")
+	for _, s := range ss.s.since(0) {
+		fmt.Fprintf(w, "%.3f,%.4f,%.4f,%.2f,%.1f,%.1f,%v,%d", s.t.Seconds(), s.gt.Pose.X, s.gt.Pose.Y, float64(s.gt.Pose.Heading)*180/math.Pi,
+			float64(s.body.Angles.Pitch)*180/math.Pi, float64(s.body.Angles.Roll)*180/math.Pi, s.body.Fall, s.motion.Active)
+		for j := hal.LHipYawPitch; j <= hal.RAnkleRoll; j++ {
+			fmt.Fprintf(w, ",%.1f", float64(s.joints.Angle[j])*180/math.Pi)
+		}
+		for _, j := range []hal.Joint{hal.LShoulderPitch, hal.LShoulderRoll, hal.LElbowRoll} {
+			fmt.Fprintf(w, ",%.1f", float64(s.joints.Angle[j])*180/math.Pi)
+		}
+		fmt.Fprintf(w, ",%.3f,%.3f\n", s.gt.Ball.X, s.gt.Ball.Y)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("trace: %w", err)
+	}
+	return f.Close()
+}
+
 // firstFall returns the first sample that is not upright.
 func firstFall(ss []sample) (sample, bool) {
 	for _, s := range ss {
@@ -277,6 +329,9 @@ func walkForward(ctx context.Context, o *options) error {
 			err = ss.wait(ctx, settle+o.walk+100*time.Millisecond)
 			data := ss.s.since(settle)
 			cerr := ss.close()
+			if terr := o.writeTrace(fmt.Sprintf("walk%.2f", v), ss); cerr == nil {
+				cerr = terr
+			}
 			if err != nil {
 				return err
 			}
@@ -350,6 +405,9 @@ func walkSideTurn(ctx context.Context, o *options) error {
 			if cerr := ss.close(); err == nil {
 				err = cerr
 			}
+			if terr := o.writeTrace(tc.name, ss); err == nil {
+				err = terr
+			}
 			if err != nil {
 				return err
 			}
@@ -378,6 +436,9 @@ func getUp(ctx context.Context, o *options) error {
 		name := "back"
 		if front {
 			name = "front"
+		}
+		if !o.getups[name] {
+			continue
 		}
 		ok := 0
 		for range o.runs {
@@ -414,6 +475,9 @@ func getUp(ctx context.Context, o *options) error {
 			cerr := ss.close()
 			if errors.Is(err, context.Canceled) {
 				return err
+			}
+			if terr := o.writeTrace("getup_"+name, ss); cerr == nil {
+				cerr = terr
 			}
 			if cerr != nil {
 				return cerr
@@ -455,7 +519,7 @@ func kick(ctx context.Context, o *options) error {
 			return err
 		}
 		gt := ss.s.last().gt
-		ball := gt.Pose.Global(hal.Vec2{X: 0.17, Y: 0.05}) // in front of the left foot
+		ball := gt.Pose.Global(hal.Vec2{X: 0.20, Y: 0.055}) // 0.2 m ahead, in front of the left foot
 		if err := ss.w.Trainer().PlaceBall(ball.X, ball.Y, 0, 0); err != nil {
 			ss.close()
 			return err
@@ -465,6 +529,9 @@ func kick(ctx context.Context, o *options) error {
 		_, fell := firstFall(ss.s.since(kickAt))
 		if cerr := ss.close(); err == nil {
 			err = cerr
+		}
+		if terr := o.writeTrace("kick", ss); err == nil {
+			err = terr
 		}
 		if err != nil {
 			return err

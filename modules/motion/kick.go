@@ -69,7 +69,14 @@ func (k *kick) Step(dt float64, out *hal.JointCommand) bool {
 	} else {
 		l, r = fs, fk
 	}
-	legs, _, _ = k.geom.LegsIK(l, r)
-	legs.Put(&out.Angle)
+	turned, _, ok := k.geom.LegsIK(l, r)
+	if !ok {
+		// The kicking leg is stretched beyond its reach (a straight-leg
+		// swing): the IK would pull the foot in along another line and
+		// throw the body off its support, so the keyframe's own pose
+		// stands for this tick.
+		return done
+	}
+	turned.Put(&out.Angle)
 	return done
 }

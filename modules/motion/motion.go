@@ -40,8 +40,19 @@ import (
 
 // actions holds the shipped keyframe actions.
 //
-//go:embed actions/*.kf
+//go:embed actions/*.kf actions/simspark-nao/*.kf
 var actions embed.FS
+
+// actionDir is where a body's own keyframe actions are: keyframes are
+// joint angles, so a body with other links or limits has its own (the
+// SimSpark NAO model's in actions/simspark-nao). The NAO v6's are in
+// actions.
+func actionDir(k body.Kind) string {
+	if k == body.SimSparkNAO {
+		return "actions/" + k.String()
+	}
+	return "actions"
+}
 
 // ArmPose is the left arm's pose while standing and walking; the right arm
 // mirrors it.
@@ -86,8 +97,12 @@ type Config struct {
 	// ranges. The robot's wiring sets it from the backend.
 	Body body.Kind `json:"body"`
 	// Stance is the stand pose's leg posture (hip height, feet apart,
-	// torso offset), which is also where the walk starts and stops.
-	Stance walk.Stance `json:"stance"`
+	// torso offset) on the NAO v6, which is also where the walk starts and
+	// stops; SimSparkStance is the same on the SimSpark NAO model, whose
+	// legs are 22 mm longer (body table). Each body stands with its knees
+	// bent alike: hips at 85 % of the leg's length above the soles.
+	Stance         walk.Stance `json:"stance"`
+	SimSparkStance walk.Stance `json:"simspark_stance"`
 	// Arms is the arms' pose while standing and walking.
 	Arms ArmPose `json:"arms"`
 	// Stiffness is the stiffness of a standing robot, and of the arms and
@@ -119,17 +134,18 @@ type Config struct {
 // defaults.
 func DefaultConfig() Config {
 	c := Config{
-		Body:         body.NAOv6,
-		Stance:       walk.DefaultStance(),
-		Arms:         ArmPose{ShoulderPitch: 1.45, ShoulderRoll: 0.15, ElbowYaw: -1.2, ElbowRoll: -0.4},
-		Stiffness:    0.7,
-		MaxSpeed:     1.5,
-		Tolerance:    0.01,
-		Walk:         walk.DefaultConfig(),
-		Head:         DefaultHeadConfig(),
-		Kick:         KickConfig{Stiffness: 0.9, MaxDirection: 0.5},
-		GetUp:        GetUpConfig{Stiffness: 1, FallAngle: hal.Deg(50)},
-		JointOffsets: map[string]hal.Radians{},
+		Body:           body.NAOv6,
+		Stance:         walk.DefaultStance(),
+		SimSparkStance: walk.Stance{HipHeight: 0.23, FootSeparation: 0.11, TorsoOffsetX: 0.015},
+		Arms:           ArmPose{ShoulderPitch: 1.45, ShoulderRoll: 0.15, ElbowYaw: -1.2, ElbowRoll: -0.4},
+		Stiffness:      0.7,
+		MaxSpeed:       1.5,
+		Tolerance:      0.01,
+		Walk:           walk.DefaultConfig(),
+		Head:           DefaultHeadConfig(),
+		Kick:           KickConfig{Stiffness: 0.9, MaxDirection: 0.5},
+		GetUp:          GetUpConfig{Stiffness: 1, FallAngle: hal.Deg(50)},
+		JointOffsets:   map[string]hal.Radians{},
 	}
 	c.StandPose = StandPose(&c)
 	return c
@@ -141,11 +157,20 @@ func (c *Config) Geometry() kinematics.Geometry {
 	return kinematics.For(&m)
 }
 
+// BodyStance returns the stance of c's body.
+func (c *Config) BodyStance() walk.Stance {
+	if c.Body == body.SimSparkNAO {
+		return c.SimSparkStance
+	}
+	return c.Stance
+}
+
 // StandPose derives the stand pose from c's stance, arms and geometry.
 func StandPose(c *Config) [hal.NumJoints]hal.Radians {
 	var p [hal.NumJoints]hal.Radians
 	g := c.Geometry()
-	legs := c.Stance.Legs(&g)
+	st := c.BodyStance()
+	legs := st.Legs(&g)
 	legs.Put(&p)
 	a := &c.Arms
 	p[hal.LShoulderPitch], p[hal.RShoulderPitch] = a.ShoulderPitch, a.ShoulderPitch
@@ -226,7 +251,7 @@ func New(cfg Config) *Module {
 	m := &Module{cfg: cfg}
 	m.off = cfg.offsets()
 	m.stand = StandPose(&m.cfg)
-	m.walk = walk.New(cfg.Walk, cfg.Stance, cfg.Geometry())
+	m.walk = walk.New(cfg.Walk, cfg.BodyStance(), cfg.Geometry())
 	m.head = NewHead(cfg.Head)
 	m.kick.geom = cfg.Geometry()
 	return m
@@ -287,7 +312,7 @@ func (m *Module) load() error {
 		name := f.path
 		if f.path == "" {
 			name = f.name
-			data, err = actions.ReadFile("actions/" + f.name)
+			data, err = actions.ReadFile(actionDir(m.cfg.Body) + "/" + f.name)
 		} else {
 			data, err = os.ReadFile(f.path)
 			name = filepath.Base(f.path)

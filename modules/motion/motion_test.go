@@ -506,7 +506,7 @@ func TestConfigJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"stance":{"hip_height":0.21`, `"step_period":"250ms"`, `"max_forward":0.25`, `"scan_amplitude":1.5707963267948966`, `"gyro":{"filter":"20ms"`, `"left_file":""`} {
+	for _, key := range []string{`"stance":{"hip_height":0.21`, `"step_period":"250ms"`, `"max_forward":0.3`, `"simspark_stance":{"hip_height":0.23`, `"heading_gain":2`, `"scan_amplitude":1.5707963267948966`, `"gyro":{"filter":"20ms"`, `"left_file":""`} {
 		if !bytes.Contains(b, []byte(key)) {
 			t.Errorf("no %s in %s", key, b)
 		}

@@ -442,3 +442,46 @@ func BenchmarkStep(b *testing.B) {
 		w.Step(dt, &in, &cmd)
 	}
 }
+
+// TestHeadingCorrection: feet that slip turn the robot by a yaw the plan
+// did not make; the gyro sees it and the following steps turn it back, so
+// the heading follows the request. Without the correction the slip
+// accumulates.
+func TestHeadingCorrection(t *testing.T) {
+	const secs = 10.0
+	for _, tc := range []struct {
+		name       string
+		gain, slip float64
+		turn       hal.RadPerSec
+		want, tol  float64 // the true yaw after secs (rad)
+	}{
+		{"slip corrected", 2, 0.1, 0, 0, 0.1},
+		{"slip uncorrected", 0, 0.1, 0, 0.1 * secs, 0.1},
+		{"slip the other way", 2, -0.1, 0, 0, 0.1},
+		{"asked turn kept", 2, 0, 0.3, 0.3 * secs, 0.15},
+		{"asked turn kept while slipping", 2, 0.05, 0.3, 0.3 * secs, 0.15},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Gyro.HeadingGain = tc.gain
+			w := New(cfg, DefaultStance(), kinematics.NAOv6())
+			in := Input{Walk: true, Request: msg.WalkRequest{Forward: 0.15, Turn: tc.turn}, GyroValid: true}
+			var cmd hal.JointCommand
+			var yaw float64
+			for range int(secs / dt) {
+				s := w.Step(dt, &in, &cmd)
+				// The body turns as planned plus the slip, which the gyro
+				// reports on the next tick.
+				rate := float64(s.Odometry.Heading)/dt + tc.slip
+				if !s.Stepping {
+					rate = 0
+				}
+				yaw += rate * dt
+				in.Gyro = hal.Vec3{Z: rate}
+			}
+			if math.Abs(yaw-tc.want) > tc.tol {
+				t.Errorf("turned %.3f rad in %.0f s, want %.3f ± %.2f", yaw, secs, tc.want, tc.tol)
+			}
+		})
+	}
+}

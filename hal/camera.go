@@ -182,3 +182,6 @@ func NAOv6Camera(id CameraID) CameraInfo {
 	}
 	return info
 }
+
+// NewFramePool returns a pool of n frames of size bytes.
+func NewFramePool(n, size int) *FramePool { return framepool.New[Image](n, size) }

@@ -22,8 +22,6 @@ type Set struct {
 	caps [hal.NumCameras]*Capture
 	info [hal.NumCameras]hal.CameraInfo
 	cfgs [hal.NumCameras]Config
-	open Opener
-	log  *slog.Logger
 
 	held    [hal.NumCameras]*hal.Frame
 	lastSeq [hal.NumCameras]uint64
@@ -53,31 +51,39 @@ func NewSet(cfgs [hal.NumCameras]Config, info [hal.NumCameras]hal.CameraInfo, op
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Set{cfgs: cfgs, open: open, log: log}
+	s := &Set{cfgs: cfgs}
 	for i := range info {
 		s.info[i] = info[i]
 		s.info[i].Camera = hal.CameraID(i)
 		s.info[i].Intrinsics = info[i].Intrinsics.Scaled(cfgs[i].Width, cfgs[i].Height)
 	}
 	s.pool = hal.NewFramePool(max(1, n*poolFrames), size)
+	for i, c := range cfgs {
+		if c.Device == "" {
+			continue
+		}
+		capt, err := NewCapture(hal.CameraID(i), c, s.pool, open, nil, log)
+		if err != nil {
+			return nil, err
+		}
+		s.caps[i] = capt
+	}
 	return s, nil
 }
 
 // Start starts a goroutine per camera, capturing until ctx is done;
 // clock maps the driver's timestamps to the backend's clock.
-func (s *Set) Start(ctx context.Context, clock Clock) error {
-	for i, c := range s.cfgs {
-		if c.Device == "" {
+// Call it once.
+func (s *Set) Start(ctx context.Context, clock Clock) {
+	for _, capt := range s.caps {
+		if capt == nil {
 			continue
 		}
-		capt, err := NewCapture(hal.CameraID(i), c, s.pool, s.open, clock, s.log)
-		if err != nil {
-			return err
+		if clock != nil {
+			capt.clock = clock
 		}
-		s.caps[i] = capt
 		s.wg.Go(func() { capt.Run(ctx) })
 	}
-	return nil
 }
 
 // Wait waits for the captures' goroutines (after their context ended)
@@ -95,8 +101,7 @@ func (s *Set) Wait() {
 // Frames returns the pool.
 func (s *Set) Frames() *hal.FramePool { return s.pool }
 
-// Capture returns camera id's capture, nil if it has none or the set has
-// not started.
+// Capture returns camera id's capture, nil if it has none.
 func (s *Set) Capture(id hal.CameraID) *Capture { return s.caps[id] }
 
 // Record adds the robot's posture at time t (the backend's clock) to the

@@ -23,7 +23,8 @@ func buildDefaults(*Config) {}
 // a Robotino through its serial link, as configured or detected (package
 // real).
 func newBackend(_ context.Context, cfg *Config, log *slog.Logger) (hal.Device, error) {
-	dev, kind, where, err := real.New(cfg.Real, log)
+	opts := real.Options{NAO: nao.Options{OpenCamera: cfg.hooks.openCamera, Cameras: cfg.Camera.cameraInfos()}}
+	dev, kind, where, err := real.NewWithOptions(cfg.Real, log, opts)
 	if err != nil {
 		return nil, err
 	}

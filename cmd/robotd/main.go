@@ -46,6 +46,11 @@ const (
 
 // run is robotd's main, minus the process: it returns an exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWith(ctx, args, stdout, stderr, hooks{})
+}
+
+// runWith is run with parts replaced (tests).
+func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, h hooks) int {
 	if len(args) > 0 && args[0] == "replay" {
 		return runReplay(ctx, args[1:], stdout, stderr)
 	}
@@ -60,6 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "robotd: %v\n", err)
 		return exitUsage
 	}
+	cfg.hooks = h
 	log := newLogger(cfg.Log, stderr)
 	if err := serve(ctx, cfg, log); err != nil {
 		log.Error("robotd failed", "err", err)
@@ -213,6 +219,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	board := blackboard.New()
 	body := robot.BodyOf(dev)
 	mods := newModules(cfg, body)
+	mods = append(mods, robot.VisionModules(dev, cfg.vision())...)
 	if nw := startNetwork(ctx, cfg, reg, log); nw != nil {
 		defer func() {
 			if err := nw.Close(); err != nil {

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"github.com/robotd/robotd/backends/v4l2"
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/robot"
+)
+
+// hooks are what a test replaces in an in-process daemon (runWith).
+type hooks struct {
+	// openCamera opens the cameras' device nodes (nil: the kernel's).
+	openCamera v4l2.Opener
+	// vision is the vision stage run on camera frames (nil: vision()).
+	vision robot.Vision
+}
+
+// vision is the image-processing stage between the cameras and
+// perception (robot.Vision). robotd has none of its own yet: with none,
+// the frames of a robot's cameras reach the blackboard (hal.camera) and
+// nothing turns them into observations. Package modules/vision's pipeline
+// plugs in here.
+func (c *Config) vision() robot.Vision { return c.hooks.vision }
+
+// cameraInfos returns the NAO v6 cameras' models with the robot's
+// calibration: the rotation offsets added to the mounting, and the
+// intrinsics (given for 640 × 480) where set.
+func (c *CameraConfig) cameraInfos() [hal.NumCameras]hal.CameraInfo {
+	var out [hal.NumCameras]hal.CameraInfo
+	for i, cal := range [hal.NumCameras]CameraCalibration{hal.CameraTop: c.Top, hal.CameraBottom: c.Bottom} {
+		info := hal.NAOv6Camera(hal.CameraID(i))
+		m := &info.Mounting
+		m.Roll, m.Pitch, m.Yaw = m.Roll+cal.Roll, m.Pitch+cal.Pitch, m.Yaw+cal.Yaw
+		in := &info.Intrinsics
+		for _, p := range []struct {
+			dst *float64
+			v   float64
+		}{{&in.FX, cal.FocalX}, {&in.FY, cal.FocalY}, {&in.CX, cal.CentreX}, {&in.CY, cal.CentreY}} {
+			if p.v > 0 {
+				*p.dst = p.v
+			}
+		}
+		out[i] = info
+	}
+	return out
+}

@@ -215,10 +215,14 @@ func (w *Writer[T]) Set(v T) {
 // Name returns the entry's name.
 func (w *Writer[T]) Name() string { return w.e.name }
 
-// Reader reads one entry. A Reader is for one goroutine.
+// Reader reads one entry. A Reader is for one goroutine at a time: its
+// hazard slot protects one read. Two goroutines that read through one
+// Reader at once panic in a race-enabled build (useGuard); give each
+// goroutine its own Reader, or serialise the reads.
 type Reader[T any] struct {
 	e *entryOf[T]
 	h *hazard[T]
+	g useGuard
 }
 
 // Get returns the entry's current value and when it was produced. Before the
@@ -232,6 +236,8 @@ func (r *Reader[T]) Get() (T, Meta) {
 // Load copies the entry's current value into dst and returns when it was
 // produced. It leaves dst alone if the entry was never written.
 func (r *Reader[T]) Load(dst *T) Meta {
+	r.g.enter(r.e.name)
+	defer r.g.leave()
 	e := r.e
 	for {
 		v := e.cur.Load()
@@ -323,6 +329,10 @@ func lookup[T any](b *Board, k Key[T]) (*entryOf[T], error) {
 	b.order = append(b.order, e)
 	return e, nil
 }
+
+// Plain checks that t is a plain value type (see the package doc), as
+// every entry's type is: the value codec of recordings relies on it.
+func Plain(t reflect.Type) error { return plain(t, t.String()) }
 
 // plain checks that t is a plain value type (see the package doc).
 func plain(t reflect.Type, path string) error {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/robotd/robotd/record/codec"
 	"io"
 	"math"
 	"net"
@@ -583,7 +584,7 @@ func TestValueJSON(t *testing.T) {
 	}{
 		{"reflection", func() (any, error) { return toJSON(v), nil }},
 		{"layout", func() (any, error) {
-			c, err := blackboard.NewCodec[plainValues]()
+			c, err := codec.NewCodec[plainValues]()
 			if err != nil {
 				return nil, err
 			}
@@ -622,7 +623,7 @@ func TestValueJSON(t *testing.T) {
 }
 
 func TestLayoutDecodeRejectsBadInput(t *testing.T) {
-	c, err := blackboard.NewCodec[plainValues]()
+	c, err := codec.NewCodec[plainValues]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -634,13 +635,13 @@ func TestLayoutDecodeRejectsBadInput(t *testing.T) {
 			t.Fatalf("decoded %d of %d bytes without an error", n, len(enc))
 		}
 	}
-	huge := blackboard.Field{Kind: "array", Len: 1 << 30, Elem: &blackboard.Field{Kind: "uint8"}}
+	huge := codec.Field{Kind: "array", Len: 1 << 30, Elem: &codec.Field{Kind: "uint8"}}
 	d := layoutDecoder{src: make([]byte, 16)}
 	if _, err := d.decode(&huge); err == nil {
 		t.Error("decoded an array longer than the bound")
 	}
 	d = layoutDecoder{src: []byte{1}}
-	if _, err := d.decode(&blackboard.Field{Kind: "float128"}); err == nil {
+	if _, err := d.decode(&codec.Field{Kind: "float128"}); err == nil {
 		t.Error("decoded an unknown kind")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/robotd/robotd/record/codec"
 	"sort"
 	"time"
 
@@ -26,8 +27,8 @@ type RecordingOptions struct {
 
 // Recording is a recording in memory, for the page's time slider.
 type Recording struct {
-	schema *blackboard.Schema
-	typed  *blackboard.Schema
+	schema *codec.Schema
+	typed  *codec.Schema
 	// typedIdx is, for each recorded entry, its index in typed, or -1.
 	typedIdx []int
 
@@ -75,7 +76,7 @@ func LoadRecording(ctx context.Context, src *record.Reader, o RecordingOptions) 
 		rec.typedIdx[i] = -1
 	}
 	if o.Types != nil {
-		rec.typed = o.Types.Schema()
+		rec.typed = codec.SchemaOf(o.Types)
 		typed := rec.typed.Entries()
 		for i, e := range rec.schema.Entries() {
 			j := rec.typed.Index(e.Name)
@@ -158,7 +159,7 @@ func (r *Recording) state(tick uint64, haveTick bool) (*State, error) {
 	if haveTick {
 		i = r.index(tick)
 	}
-	var split blackboard.Record
+	var split codec.Record
 	if err := r.schema.Split(r.data[i], &split); err != nil {
 		return nil, fmt.Errorf("debugview: record of tick %d: %w", r.ticks[i], err)
 	}
@@ -185,7 +186,7 @@ func (r *Recording) state(tick uint64, haveTick bool) (*State, error) {
 
 // decode decodes the k'th recorded entry's value: into its Go type if the
 // types board has it, else by its layout.
-func (r *Recording) decode(k int, f *blackboard.Field, value []byte) (any, error) {
+func (r *Recording) decode(k int, f *codec.Field, value []byte) (any, error) {
 	if j := r.typedIdx[k]; j >= 0 {
 		v, err := r.typed.Decode(j, value)
 		if err == nil {
@@ -208,7 +209,7 @@ func (r *Recording) decode(k int, f *blackboard.Field, value []byte) (any, error
 func (r *Recording) Duration() time.Duration { return r.duration }
 
 func (r *Recording) span() time.Duration {
-	var a, b blackboard.Record
+	var a, b codec.Record
 	if r.schema.Split(r.data[0], &a) != nil || r.schema.Split(r.data[len(r.data)-1], &b) != nil {
 		return 0
 	}

@@ -6,17 +6,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/robotd/robotd/record/codec"
 	"math"
 	"reflect"
 	"strconv"
-
-	"github.com/robotd/robotd/blackboard"
 )
 
 // This file turns blackboard values into JSON for the page: Go values
 // (from a live board, or decoded from a recording with the Go types at
 // hand) by reflection, and encoded values of a recording whose Go types
-// this build lacks by their layout (blackboard.Field). Both give the same
+// this build lacks by their layout (codec.Field). Both give the same
 // JSON for the same value, with three differences from encoding/json that
 // the page relies on:
 //
@@ -149,7 +148,7 @@ func stringOf(v reflect.Value) (string, bool) {
 }
 
 // fieldLayout is a value's layout as a recording's schema describes it.
-type fieldLayout = blackboard.Field
+type fieldLayout = codec.Field
 
 var errShort = errors.New("value shorter than its layout")
 

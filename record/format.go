@@ -18,7 +18,7 @@
 //	  body  := 'H' Header as JSON                      (first frame only)
 //	         | 'T' wall int64 (Unix ns, little-endian)
 //	               dropped uvarint (records dropped in the session so far)
-//	               a blackboard record (blackboard.Schema)
+//	               a blackboard record (codec.Schema)
 //
 // The header carries the blackboard schema, the robot's configuration as
 // JSON, the build flavour and the session's start time. The writer
@@ -32,12 +32,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/robotd/robotd/record/codec"
 	"hash/crc32"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/robotd/robotd/blackboard"
 )
 
 // FormatVersion is the version of the file format this package writes.
@@ -75,7 +74,7 @@ type Header struct {
 	// Config is the robot's configuration as JSON.
 	Config json.RawMessage `json:"config,omitempty"`
 	// Schema describes the records.
-	Schema *blackboard.Schema `json:"schema"`
+	Schema *codec.Schema `json:"schema"`
 }
 
 // appendFrame appends body as a frame.

@@ -8,14 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/robotd/robotd/record/codec"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
-
-	"github.com/robotd/robotd/blackboard"
 )
 
 // Record is one tick's record.
@@ -26,7 +25,7 @@ type Record struct {
 	// session before this one; a change from one record to the next is a
 	// gap.
 	Dropped uint64
-	// Data is the blackboard record (see blackboard.Schema). It is valid
+	// Data is the blackboard record (see codec.Schema). It is valid
 	// until the next call of Next.
 	Data []byte
 	// Segment is the number of the segment it was read from.
@@ -165,7 +164,7 @@ func OpenFiles(files ...string) (*Reader, error) {
 func (r *Reader) Header() *Header { return r.hdr }
 
 // Schema returns the records' schema.
-func (r *Reader) Schema() *blackboard.Schema { return r.hdr.Schema }
+func (r *Reader) Schema() *codec.Schema { return r.hdr.Schema }
 
 // Files returns the segment files, in reading order.
 func (r *Reader) Files() []string { return slices.Clone(r.files) }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/robotd/robotd/record/codec"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -114,7 +115,7 @@ func TestRecordAndRead(t *testing.T) {
 				t.Fatal(err)
 			}
 			// A second schema of the same board gives the expected records.
-			want := f.board.Schema()
+			want := codec.SchemaOf(f.board)
 			var expected [][]byte
 			for range 500 {
 				f.step()
@@ -161,7 +162,7 @@ func TestTruncatedTail(t *testing.T) {
 		t.Fatal(err)
 	}
 	headerSize := rec.Bytes()
-	schema := f.board.Schema()
+	schema := codec.SchemaOf(f.board)
 	var expected [][]byte
 	for i := range 300 {
 		f.step()
@@ -406,7 +407,7 @@ func TestDiskBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var split blackboard.Record
+		var split codec.Record
 		cnt := 0
 		for r.Next() {
 			if err := r.Schema().Split(r.Record().Data, &split); err != nil {

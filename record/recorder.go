@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/robotd/robotd/record/codec"
 	"io"
 	"log/slog"
 	"os"
@@ -35,7 +36,7 @@ type Info struct {
 // lives until the context given to Start is done or Close is called.
 type Recorder struct {
 	cfg    Config
-	schema *blackboard.Schema
+	schema *codec.Schema
 	log    *slog.Logger
 
 	free      chan []byte
@@ -69,7 +70,7 @@ func Start(ctx context.Context, cfg Config, board *blackboard.Board, info Info, 
 		log = slog.New(slog.DiscardHandler)
 	}
 	now := time.Now()
-	schema := board.Schema()
+	schema := codec.SchemaOf(board)
 	w := &segWriter{
 		cfg: cfg,
 		log: log,
@@ -152,7 +153,7 @@ func (r *Recorder) Written() uint64 { return r.written.Load() }
 func (r *Recorder) Bytes() int64 { return r.bytes.Load() }
 
 // Schema returns the schema of the records.
-func (r *Recorder) Schema() *blackboard.Schema { return r.schema }
+func (r *Recorder) Schema() *codec.Schema { return r.schema }
 
 // Err returns the first write error, if any. The recorder keeps trying:
 // after an error it starts a new segment a few seconds later.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/modules/base"
 	"github.com/robotd/robotd/modules/behaviour"
 	"github.com/robotd/robotd/modules/motion"
@@ -99,6 +100,18 @@ func BodyOf(dev hal.Device) Body {
 	return Legs
 }
 
+// bodyReporter is a backend that says which body it drives (package body).
+type bodyReporter interface{ BodyKind() body.Kind }
+
+// KindOf returns the body table a backend's robot has: what the backend
+// says, or the NAO v6 for a backend that does not say.
+func KindOf(dev hal.Device) body.Kind {
+	if b, ok := dev.(bodyReporter); ok {
+		return b.BodyKind()
+	}
+	return body.NAOv6
+}
+
 // Modules builds a legged robot's modules from cfg (ModulesFor with Legs).
 func Modules(cfg *Config) []runner.Module { return ModulesFor(cfg, Legs) }
 
@@ -122,4 +135,11 @@ func ModulesFor(cfg *Config, b Body) []runner.Module {
 		return append(mods, base.New(cfg.Base))
 	}
 	return append(mods, safety.New(cfg.Safety, nil), motion.New(cfg.Motion))
+}
+
+// ScriptedModules builds a legged robot's modules without behaviour:
+// perception, safety and motion, for a robot whose motion requests come
+// from elsewhere (a measurement script in the simulator).
+func ScriptedModules(cfg *Config) []runner.Module {
+	return []runner.Module{perception.New(cfg.Perception), safety.New(cfg.Safety, nil), motion.New(cfg.Motion)}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/teamcomm"
 )
@@ -116,3 +118,28 @@ func TestStartNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestKindOf: the body comes from the backend that says it, the NAO v6
+// otherwise.
+func TestKindOf(t *testing.T) {
+	if k := KindOf(kindDevice{k: body.SimSparkNAO}); k != body.SimSparkNAO {
+		t.Errorf("a SimSpark backend's body: %v", k)
+	}
+	if k := KindOf(plainDevice{}); k != body.NAOv6 {
+		t.Errorf("a backend that does not say: %v", k)
+	}
+}
+
+type plainDevice struct{}
+
+func (plainDevice) Next(context.Context) (hal.Tick, error) { return hal.Tick{}, nil }
+func (plainDevice) Commit(context.Context) error           { return nil }
+func (plainDevice) SafeState(context.Context) error        { return nil }
+func (plainDevice) Close() error                           { return nil }
+
+type kindDevice struct {
+	plainDevice
+	k body.Kind
+}
+
+func (d kindDevice) BodyKind() body.Kind { return d.k }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -63,11 +64,14 @@ type Robot struct {
 	// connected counts the connected ticks.
 	connected atomic.Int64
 
-	truth *blackboard.Reader[hal.GroundTruth]
-	pose  *blackboard.Reader[msg.RobotPose]
-	ball  *blackboard.Reader[msg.Ball]
-	body  *blackboard.Reader[msg.BodyState]
-	mstat *blackboard.Reader[msg.MotionState]
+	// readMu serialises the accessors' reads: a blackboard Reader is for
+	// one goroutine at a time, and tests call them from several.
+	readMu sync.Mutex
+	truth  *blackboard.Reader[hal.GroundTruth]
+	pose   *blackboard.Reader[msg.RobotPose]
+	ball   *blackboard.Reader[msg.Ball]
+	body   *blackboard.Reader[msg.BodyState]
+	mstat  *blackboard.Reader[msg.MotionState]
 }
 
 // AddRobot starts a robot: a SimSpark backend connected to the world's
@@ -114,6 +118,7 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 	if rc.Robot != nil {
 		mc = *rc.Robot
 	}
+	mc.Motion.Body = robot.KindOf(be)
 	board := blackboard.New()
 	r := &Robot{cfg: rc, board: board, backend: be, dev: &fallDevice{Backend: be}, done: make(chan error, 1)}
 	if rc.Observe != nil {
@@ -261,19 +266,26 @@ func (r *Robot) Time() time.Duration { return r.board.Time() }
 
 // Truth returns the simulator's ground truth as the robot last received
 // it (the fork's mypos/myorien/ballpos, in the team's frame, feet pose).
-func (r *Robot) Truth() (hal.GroundTruth, blackboard.Meta) { return r.truth.Get() }
+func (r *Robot) Truth() (hal.GroundTruth, blackboard.Meta) { return get(r, r.truth) }
 
 // Pose returns perception's pose estimate.
-func (r *Robot) Pose() (msg.RobotPose, blackboard.Meta) { return r.pose.Get() }
+func (r *Robot) Pose() (msg.RobotPose, blackboard.Meta) { return get(r, r.pose) }
 
 // Ball returns perception's ball estimate.
-func (r *Robot) Ball() (msg.Ball, blackboard.Meta) { return r.ball.Get() }
+func (r *Robot) Ball() (msg.Ball, blackboard.Meta) { return get(r, r.ball) }
 
 // Body returns perception's body state (falls, touch, sonar, FSR).
-func (r *Robot) Body() (msg.BodyState, blackboard.Meta) { return r.body.Get() }
+func (r *Robot) Body() (msg.BodyState, blackboard.Meta) { return get(r, r.body) }
 
 // Motion returns motion's state (what runs, odometry).
-func (r *Robot) Motion() (msg.MotionState, blackboard.Meta) { return r.mstat.Get() }
+func (r *Robot) Motion() (msg.MotionState, blackboard.Meta) { return get(r, r.mstat) }
+
+// get reads through one of the robot's readers under readMu.
+func get[T any](r *Robot, rd *blackboard.Reader[T]) (T, blackboard.Meta) {
+	r.readMu.Lock()
+	defer r.readMu.Unlock()
+	return rd.Get()
+}
 
 // Backend returns the robot's SimSpark backend (stats, camera height).
 func (r *Robot) Backend() *sim.Backend { return r.backend }

@@ -3,13 +3,15 @@ package simserver
 import (
 	"math"
 
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
 // The NAO model of rsg/agent/nao/nao.rsg (type 0, no toes) as the embedded
 // simulator sees it: 22 hinge joints in the order the fork reports them,
-// their limits in the simulator's sign convention, and NAO v6 link lengths
-// for the kinematics.
+// with their limits in the simulator's sign convention, and the model's
+// parts for the kinematics, all from the body table (package body).
 
 // numJoints is the number of hinge joints of the type-0 NAO.
 const numJoints = 22
@@ -52,85 +54,114 @@ type jointSpec struct {
 
 func (j *jointSpec) limited() bool { return j.min < j.max }
 
-// joints is the joint table (limits from nao_hetero.rsg / the traces README).
-var joints = [numJoints]jointSpec{
-	{id: simspark.HJ1, min: -119.5 * rad, max: 119.5 * rad},
-	{id: simspark.HJ2, min: 29.5 * rad, max: -38.5 * rad}, // min > max: no limit, as in the model
-	{id: simspark.RAJ1, min: -119.5 * rad, max: 119.5 * rad},
-	{id: simspark.RAJ2, min: -76 * rad, max: 18 * rad},
-	{id: simspark.RAJ3, min: -119.5 * rad, max: 119.5 * rad},
-	{id: simspark.RAJ4, min: 2 * rad, max: 88.5 * rad, rest: 2 * rad},
-	{id: simspark.LAJ1, min: -119.5 * rad, max: 119.5 * rad},
-	{id: simspark.LAJ2, min: -18 * rad, max: 76 * rad},
-	{id: simspark.LAJ3, min: -119.5 * rad, max: 119.5 * rad},
-	{id: simspark.LAJ4, min: -88.5 * rad, max: -2 * rad, rest: -2 * rad},
-	{id: simspark.RLJ1, min: -65.62 * rad, max: 42.44 * rad},
-	{id: simspark.RLJ2, min: -45.29 * rad, max: 21.74 * rad},
-	{id: simspark.RLJ3, min: -27.73 * rad, max: 88 * rad},
-	{id: simspark.RLJ4, min: -121.04 * rad, max: 5.29 * rad},
-	{id: simspark.RLJ5, min: -52.86 * rad, max: 68.15 * rad},
-	{id: simspark.RLJ6, min: -22.79 * rad, max: 44.06 * rad},
-	{id: simspark.LLJ1, min: -65.62 * rad, max: 42.44 * rad},
-	{id: simspark.LLJ2, min: -21.74 * rad, max: 45.29 * rad},
-	{id: simspark.LLJ3, min: -27.73 * rad, max: 88 * rad},
-	{id: simspark.LLJ4, min: -121.04 * rad, max: 5.29 * rad},
-	{id: simspark.LLJ5, min: -52.86 * rad, max: 68.15 * rad},
-	{id: simspark.LLJ6, min: -44.06 * rad, max: 22.79 * rad},
+// jointIDs is the order of the fork's HJ perceptors.
+var jointIDs = [numJoints]simspark.JointID{
+	simspark.HJ1, simspark.HJ2,
+	simspark.RAJ1, simspark.RAJ2, simspark.RAJ3, simspark.RAJ4,
+	simspark.LAJ1, simspark.LAJ2, simspark.LAJ3, simspark.LAJ4,
+	simspark.RLJ1, simspark.RLJ2, simspark.RLJ3, simspark.RLJ4, simspark.RLJ5, simspark.RLJ6,
+	simspark.LLJ1, simspark.LLJ2, simspark.LLJ3, simspark.LLJ4, simspark.LLJ5, simspark.LLJ6,
 }
 
-// jointOf maps the codec's joint IDs to our indices (-1: not in this model).
-var jointOf = func() (m [simspark.NumJoints]int8) {
-	for i := range m {
-		m[i] = -1
-	}
-	for i, j := range joints {
-		m[j.id] = int8(i)
-	}
-	return m
-}()
-
-// Link geometry, NAO v6 lengths, in the simulator's body frame (x right,
-// y forward, z up), relative to the torso origin (85 mm above the hips).
-const (
-	neckZ       = 0.1265  // torso to the head joints
-	camZ        = 0.08041 // head joints to the camera point reported as mypos: 0.54 m when standing
-	shoulderX   = 0.098
-	shoulderZ   = 0.100
-	upperArmLen = 0.105
-	lowerArmC   = 0.05 // elbow to the lower arm's centre (the seen "lowerarm")
-	hipX        = 0.050
-	hipZ        = 0.085
-	thighLen    = 0.100
-	tibiaLen    = 0.1029
-	footHeight  = 0.04519
-	soleFwd     = 0.03 // sole centre ahead of the ankle
-	soleHalfW   = 0.04 // sole 0.08 m wide
-	soleHalfL   = 0.08 // and 0.16 m long, as the simulator's foot box
-	torsoComZ   = 0.04
-)
-
-// Masses of the simulator's model (kg); 4.607 in all.
-const (
-	mTorso    = 1.2171
-	mNeck     = 0.05
-	mHead     = 0.35
-	mShoulder = 0.07
-	mUpperArm = 0.15
-	mElbow    = 0.035
-	mLowerArm = 0.2
-	mHip      = 0.09 + 0.125
-	mThigh    = 0.275
-	mShank    = 0.225
-	mAnkle    = 0.125
-	mFoot     = 0.2
-	totalMass = mTorso + mNeck + mHead + 2*(mShoulder+mUpperArm+mElbow+mLowerArm) + 2*(mHip+mThigh+mShank+mAnkle+mFoot)
-	gravity   = 9.81
-)
-
-var hipAxis = [2]vec3{
-	vec3{-1, 0, 1}.unit(),  // right: (-0.7071, 0, 0.7071)
-	vec3{-1, 0, -1}.unit(), // left
+// naoPart is one of the model's rigid parts in the simulator's build frame
+// (x right, y forward, z up; torso centre at the origin, zero pose): its
+// centre and mass, and the hinge that joins it to its parent part.
+type naoPart struct {
+	centre vec3
+	mass   float64
+	parent int // part index; -1 for the torso
+	joint  int // index into joints of the hinge to the parent
+	anchor vec3
+	axis   vec3
 }
+
+// naoModel is the type-0 model from the body table.
+type naoModel struct {
+	parts     []naoPart // parents before children
+	head      int
+	lowerArm  [2]int // right, left
+	foot      [2]int
+	shank     [2]int
+	ankle     [2]int
+	knee      [2]vec3 // knee and ankle pitch pivots at the zero pose
+	anklePvt  [2]vec3
+	soleBelow float64 // the sole below the foot's centre
+	totalMass float64
+}
+
+// build turns a NAO-frame vector into the build frame: (-y, x, z).
+func build(v hal.Vec3) vec3 { return vec3{-v.Y, v.X, v.Z} }
+
+var (
+	joints [numJoints]jointSpec
+	model  naoModel
+	// The sole's half width and length.
+	soleHalfW, soleHalfL float64
+	totalMass            float64
+)
+
+func init() {
+	m := body.SimSpark()
+	for i, id := range jointIDs {
+		h, ok := m.HingeByEffector(id.EffectorName())
+		if !ok {
+			panic("simserver: the body table has no hinge " + id.EffectorName())
+		}
+		joints[i] = jointSpec{id: id, min: float64(h.Lo), max: float64(h.Hi)}
+		// The elbows are created at their stop nearest to straight.
+		if id == simspark.RAJ4 || id == simspark.LAJ4 {
+			joints[i].rest = float64(h.Lo)
+			if h.Lo < 0 {
+				joints[i].rest = float64(h.Hi)
+			}
+		}
+	}
+	idx := func(id simspark.JointID) int {
+		for i := range jointIDs {
+			if jointIDs[i] == id {
+				return i
+			}
+		}
+		return -1
+	}
+	model.parts = make([]naoPart, len(m.Parts))
+	for i, p := range m.Parts {
+		model.parts[i] = naoPart{centre: build(p.Pos), mass: p.Mass, parent: -1}
+		model.totalMass += p.Mass
+	}
+	for _, h := range m.Hinges {
+		id, _ := simspark.JointByEffectorName([]byte(h.Effector))
+		p := &model.parts[h.Child]
+		p.parent, p.joint, p.anchor, p.axis = h.Parent, idx(id), build(h.Anchor), build(h.Axis)
+		for s, side := range []byte{'r', 'l'} {
+			switch h.Effector {
+			case string(side) + "le4":
+				model.knee[s] = p.anchor
+			case string(side) + "le5":
+				model.anklePvt[s] = p.anchor
+			}
+		}
+	}
+	for i := range model.parts {
+		if p := &model.parts[i]; p.parent >= i {
+			panic("simserver: the body table lists a part before its parent")
+		}
+	}
+	model.head = m.PartIndex("head")
+	for s, side := range []string{"r", "l"} {
+		model.lowerArm[s] = m.PartIndex(side + "lowerarm")
+		model.foot[s] = m.PartIndex(side + "foot")
+		model.shank[s] = m.PartIndex(side + "shank")
+		model.ankle[s] = m.PartIndex(side + "ankle")
+	}
+	foot := m.Parts[model.foot[0]]
+	model.soleBelow = foot.Size.Z / 2
+	soleHalfW, soleHalfL = foot.Size.Y/2, foot.Size.X/2
+	totalMass = model.totalMass
+}
+
+// gravity is the scene's gravity (m/s²).
+const gravity = 9.81
 
 // kinematics is the body's shape for one set of joint angles, relative to
 // the torso. Index 0 is right, 1 left.
@@ -146,47 +177,46 @@ type kinematics struct {
 	com      vec3
 }
 
-// compute fills k from the joint angles q (radians).
+// compute fills k from the joint angles q (radians): each part's pose is
+// its parent's turned about their hinge.
 func (k *kinematics) compute(q *[numJoints]float64) {
-	neck := vec3{0, 0, neckZ}
-	ry := rotZ(q[jHeadYaw])
-	k.head = ry.mulRotX(q[jHeadPitch])
-	k.cam = neck.add(k.head.apply(vec3{0, 0, camZ}))
-	com := vec3{0, 0, torsoComZ}.scale(mTorso).add(neck.scale(mNeck)).add(k.cam.scale(mHead))
-	for i := 0; i < 2; i++ {
-		s := 1.0
-		if i == 1 {
-			s = -1
+	var rs [32]mat3
+	var ts [32]vec3
+	var com vec3
+	for i := range model.parts {
+		p := &model.parts[i]
+		if p.parent < 0 {
+			rs[i], ts[i] = ident, vec3{}
+		} else {
+			rh := rotAxis(p.axis, q[p.joint])
+			rp := &rs[p.parent]
+			rs[i] = rp.mul(&rh)
+			ts[i] = ts[p.parent].add(rp.apply(p.anchor.sub(rh.apply(p.anchor))))
 		}
-		b := jRArm + 4*i
-		sh := vec3{s * shoulderX, 0, shoulderZ}
-		r1 := rotX(q[b])
-		r2 := r1.mulRotZ(q[b+1])
-		elbow := sh.add(r2.apply(vec3{0, upperArmLen, 0}))
-		r3 := r2.mulRotY(q[b+2])
-		r4 := r3.mulRotZ(q[b+3])
-		k.lowerArm[i] = elbow.add(r4.apply(vec3{0, lowerArmC, 0}))
-		com = com.add(sh.scale(mShoulder)).
-			add(sh.add(r2.apply(vec3{0, upperArmLen / 2, 0})).scale(mUpperArm)).
-			add(elbow.scale(mElbow)).add(k.lowerArm[i].scale(mLowerArm))
-
-		b = jRLeg + 6*i
-		hip := vec3{s * hipX, 0, -hipZ}
-		l1 := rotAxis(hipAxis[i], q[b])
-		l2 := l1.mulRotY(q[b+1])
-		l3 := l2.mulRotX(q[b+2])
-		knee := hip.add(l3.apply(vec3{0, 0, -thighLen}))
-		l4 := l3.mulRotX(q[b+3])
-		ankle := knee.add(l4.apply(vec3{0, 0, -tibiaLen}))
-		l5 := l4.mulRotX(q[b+4])
-		k.footR[i] = l5.mulRotY(q[b+5])
-		k.sole[i] = ankle.add(k.footR[i].apply(vec3{0, soleFwd, -footHeight}))
-		k.footObj[i] = k.sole[i].add(k.footR[i].apply(vec3{0, 0, 0.01}))
-		k.knee[i], k.ankle[i] = knee, ankle
-		com = com.add(hip.scale(mHip)).
-			add(hip.add(l3.apply(vec3{0, 0, -thighLen / 2})).scale(mThigh)).
-			add(knee.add(l4.apply(vec3{0, 0, -tibiaLen / 2})).scale(mShank)).
-			add(ankle.scale(mAnkle)).add(k.footObj[i].scale(mFoot))
+		com = com.add(rs[i].apply(p.centre).add(ts[i]).scale(p.mass))
 	}
-	k.com = com.scale(1 / totalMass)
+	at := func(part int, v vec3) vec3 { return rs[part].apply(v).add(ts[part]) }
+	k.head = rs[model.head]
+	k.cam = at(model.head, model.parts[model.head].centre)
+	for s := range 2 {
+		k.lowerArm[s] = at(model.lowerArm[s], model.parts[model.lowerArm[s]].centre)
+		f := model.foot[s]
+		k.footR[s] = rs[f]
+		k.footObj[s] = at(f, model.parts[f].centre)
+		k.sole[s] = at(f, model.parts[f].centre.sub(vec3{0, 0, model.soleBelow}))
+		k.knee[s] = at(model.shank[s], model.knee[s])
+		k.ankle[s] = at(model.ankle[s], model.anklePvt[s])
+	}
+	k.com = com.scale(1 / model.totalMass)
 }
+
+// jointOf maps the codec's joint IDs to our indices (-1: not in this model).
+var jointOf = func() (m [simspark.NumJoints]int8) {
+	for i := range m {
+		m[i] = -1
+	}
+	for i, id := range jointIDs {
+		m[id] = int8(i)
+	}
+	return m
+}()

@@ -62,8 +62,8 @@ var frpNames = [2]string{"(FRP (n rf) (c ", "(FRP (n lf) (c "}
 
 // hjNames are the HJ perceptor names in our joint order.
 var hjNames = func() (n [numJoints]string) {
-	for i, j := range joints {
-		n[i] = j.id.PerceptorName()
+	for i, id := range jointIDs {
+		n[i] = id.PerceptorName()
 	}
 	return n
 }()

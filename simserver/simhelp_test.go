@@ -2,6 +2,7 @@ package simserver
 
 import (
 	"fmt"
+	"github.com/robotd/robotd/hal/body"
 	"math"
 	"strings"
 	"testing"
@@ -116,11 +117,18 @@ func zeroCommand(target map[string]float64) string {
 	return b.String()
 }
 
+// legLength is the model's hip-to-ankle length, legs straight.
+func legLength() float64 {
+	l := body.SimSpark().Leg
+	return l.Thigh + l.Tibia
+}
+
 // legIK returns hip pitch, knee and ankle pitch (deg, simulator sign) that
 // put the ankle f metres ahead of and z below the hip with the sole
 // parallel to the torso.
 func legIK(f, z float64) (hip, knee, ankle float64) {
-	const l1, l2 = thighLen, tibiaLen
+	leg := body.SimSpark().Leg
+	l1, l2 := leg.Thigh, leg.Tibia
 	d := math.Hypot(f, z)
 	g := math.Acos((l1*l1 + l2*l2 - d*d) / (2 * l1 * l2))
 	k := -(math.Pi - g)

@@ -429,7 +429,9 @@ func TestWalkMovesTheBody(t *testing.T) {
 	s := newSim(t, nil)
 	s.add("T", 1, -2, 0, 0)
 	s.step(30)
-	const up, low, st, sh = 0.19, 0.16, 0.04, 15
+	// Hip-to-ankle heights as fractions of the straight leg.
+	up, low := 0.936*legLength(), 0.788*legLength()
+	const st, sh = 0.04, 15
 	s.drive(0, gaitPose(0, up, 0, up, 0), 2)
 	for k := 0; k < 2; k++ {
 		b := st * float64(k)
@@ -455,7 +457,8 @@ func TestKickMovesTheBall(t *testing.T) {
 	s := newSim(t, nil)
 	s.add("T", 1, -2, 0, 0)
 	s.step(30)
-	const up, low, sh = 0.19, 0.16, 15
+	up, low := 0.936*legLength(), 0.788*legLength()
+	const sh = 15
 	s.drive(0, gaitPose(0, up, 0, up, 0), 2)
 	s.drive(0, gaitPose(0, up, 0, up, -sh), 2) // weight on the left foot
 	s.drive(0, gaitPose(0, up, -0.05, low, -sh), 2)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/robotd/robotd/backends/v4l2"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/internal/reconnect"
 	"github.com/robotd/robotd/proto/lola"
 )
@@ -721,3 +722,6 @@ var (
 	_ hal.StatsReporter   = (*Backend)(nil)
 	_ hal.CameraSensor    = (*Backend)(nil)
 )
+
+// BodyKind says the robot is a NAO v6.
+func (b *Backend) BodyKind() body.Kind { return body.NAOv6 }

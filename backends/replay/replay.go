@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robotd/robotd/record/codec"
 	"io"
 	"slices"
 	"sync/atomic"
@@ -31,7 +32,7 @@ import (
 type input[T any] struct {
 	name  string
 	idx   int // in the recording's schema; -1 if not recorded
-	codec *blackboard.Codec[T]
+	codec *codec.Codec[T]
 	val   T
 	// written is the tick the recorded value was written in.
 	written uint64
@@ -45,7 +46,7 @@ func bind[T any](b *Backend, in *input[T], k blackboard.Key[T]) error {
 		b.missing = append(b.missing, k.Name())
 		return nil
 	}
-	c, err := blackboard.NewCodec[T]()
+	c, err := codec.NewCodec[T]()
 	if err != nil {
 		return err
 	}
@@ -58,7 +59,7 @@ func bind[T any](b *Backend, in *input[T], k blackboard.Key[T]) error {
 	return nil
 }
 
-func (in *input[T]) decode(r *blackboard.Record) error {
+func (in *input[T]) decode(r *codec.Record) error {
 	v := r.Entries[in.idx].Value
 	in.written = r.Entries[in.idx].Tick
 	n, err := in.codec.Decode(v, &in.val)
@@ -74,10 +75,10 @@ func (in *input[T]) decode(r *blackboard.Record) error {
 // Backend replays a recording's sensor values.
 type Backend struct {
 	src      *record.Reader
-	schema   *blackboard.Schema
-	split    blackboard.Record
+	schema   *codec.Schema
+	split    codec.Record
 	cur      record.Record
-	decoders []func(*blackboard.Record) error
+	decoders []func(*codec.Record) error
 	missing  []string
 	sensors  []string // the names of the sensor entries (and fed ones)
 	stopped  atomic.Bool
@@ -157,7 +158,7 @@ func (b *Backend) Provides(entry string) bool {
 }
 
 // Schema returns the recording's schema.
-func (b *Backend) Schema() *blackboard.Schema { return b.schema }
+func (b *Backend) Schema() *codec.Schema { return b.schema }
 
 // Missing lists the sensor entries the recording does not have; their
 // capabilities read zero values.
@@ -280,7 +281,7 @@ type Result struct {
 	// Entries is the number of entries compared in every tick.
 	Entries int
 	// First is the first difference; nil if the replay was bit-exact.
-	First *blackboard.Difference
+	First *codec.Difference
 	// Extra lists the entries only the replay has (not compared).
 	Extra []string
 	// Gaps counts places where the recorder had dropped records: the
@@ -311,11 +312,11 @@ func (r Result) String() string {
 // runner.Recorder.
 type Checker struct {
 	b     *Backend
-	got   *blackboard.Schema
-	cmp   *blackboard.Comparer
+	got   *codec.Schema
+	cmp   *codec.Comparer
 	buf   []byte
 	ticks uint64
-	first *blackboard.Difference
+	first *codec.Difference
 	err   error
 }
 
@@ -325,8 +326,8 @@ type Checker struct {
 // the runner's module order, so that the first difference is the earliest
 // in the tick's data flow.
 func NewChecker(b *Backend, board *blackboard.Board, writers []string) *Checker {
-	got := board.Schema()
-	return &Checker{b: b, got: got, cmp: blackboard.NewComparer(b.schema, got, writers)}
+	got := codec.SchemaOf(board)
+	return &Checker{b: b, got: got, cmp: codec.NewComparer(b.schema, got, writers)}
 }
 
 // RecordTick implements runner.Recorder: it compares the board with the

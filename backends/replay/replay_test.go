@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/robotd/robotd/record/codec"
 	"math"
 	"os"
 	"slices"
@@ -304,12 +305,12 @@ func recorded[T any](t *testing.T, dir string, k blackboard.Key[T]) []T {
 	if i < 0 {
 		t.Fatalf("%s not recorded", k.Name())
 	}
-	c, err := blackboard.NewCodec[T]()
+	c, err := codec.NewCodec[T]()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []T
-	var rec blackboard.Record
+	var rec codec.Record
 	for src.Next() {
 		if err := s.Split(src.Record().Data, &rec); err != nil {
 			t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"math"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
@@ -62,34 +63,24 @@ const Delay = 2
 // RLJ1 (RHipYawPitch) has no joint of its own in LoLA order: it reports
 // nothing and is commanded to mirror LHipYawPitch (same sign: the model
 // gives both the NAO's range [-65.62, 42.44]°).
-var jointMap = [simspark.NumJoints]struct {
+//
+// The map is the body table's (package body): each hinge's HAL joint and
+// sign.
+var jointMap = func() (m [simspark.NumJoints]struct {
 	nao  hal.Joint
 	sign float64
 	ok   bool
-}{
-	simspark.HJ1:  {hal.HeadYaw, 1, true},
-	simspark.HJ2:  {hal.HeadPitch, -1, true},
-	simspark.LAJ1: {hal.LShoulderPitch, -1, true},
-	simspark.LAJ2: {hal.LShoulderRoll, 1, true},
-	simspark.LAJ3: {hal.LElbowYaw, 1, true},
-	simspark.LAJ4: {hal.LElbowRoll, 1, true},
-	simspark.RAJ1: {hal.RShoulderPitch, -1, true},
-	simspark.RAJ2: {hal.RShoulderRoll, 1, true},
-	simspark.RAJ3: {hal.RElbowYaw, 1, true},
-	simspark.RAJ4: {hal.RElbowRoll, 1, true},
-	simspark.LLJ1: {hal.LHipYawPitch, 1, true},
-	simspark.LLJ2: {hal.LHipRoll, 1, true},
-	simspark.LLJ3: {hal.LHipPitch, -1, true},
-	simspark.LLJ4: {hal.LKneePitch, -1, true},
-	simspark.LLJ5: {hal.LAnklePitch, -1, true},
-	simspark.LLJ6: {hal.LAnkleRoll, 1, true},
-	simspark.RLJ1: {hal.LHipYawPitch, 1, true}, // mirrors LHipYawPitch
-	simspark.RLJ2: {hal.RHipRoll, 1, true},
-	simspark.RLJ3: {hal.RHipPitch, -1, true},
-	simspark.RLJ4: {hal.RKneePitch, -1, true},
-	simspark.RLJ5: {hal.RAnklePitch, -1, true},
-	simspark.RLJ6: {hal.RAnkleRoll, 1, true},
-}
+}) {
+	model := body.SimSpark()
+	for _, h := range model.Hinges {
+		id, ok := simspark.JointByEffectorName([]byte(h.Effector))
+		if !ok || !h.HasJoint {
+			continue
+		}
+		m[id].nao, m[id].sign, m[id].ok = h.Joint, h.Sign, true
+	}
+	return m
+}()
 
 // NAOJoint returns the NAO joint that simulator joint j drives and the sign
 // from simulator to NAO angles. ok is false for joints robotd does not

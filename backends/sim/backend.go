@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/internal/reconnect"
 	"github.com/robotd/robotd/proto/simspark"
 )
@@ -650,3 +651,6 @@ var (
 	_ hal.GroundTruthSensor = (*Backend)(nil)
 	_ hal.StatsReporter     = (*Backend)(nil)
 )
+
+// BodyKind says the robot is the SimSpark NAO model.
+func (b *Backend) BodyKind() body.Kind { return body.SimSparkNAO }

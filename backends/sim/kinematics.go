@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 
+	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
@@ -67,50 +69,44 @@ type hinge struct {
 	axis  vec3
 }
 
-// The NAO type-0 model (rsg/agent/nao/nao.rsg = nao_hetero.rsg 0, files
-// naoleg.rsg and naoneckhead.rsg of rcssserver3d), converted from the
-// simulator's torso frame (x right, y forward, z up) to NAO axes with
-// nao = (sim_y, -sim_x, sim_z):
-//   - hip: (±0.055, -0.01, -0.115) sim from the torso centre; hip yaw-pitch
-//     axis (-0.7071, 0, ±0.7071) sim; hip roll axis y, hip pitch axis x at
-//     the hip;
-//   - knee 0.12 m and ankle pitch 0.22 m below the hip (0.005 m forward);
-//     ankle roll 0.005 m below the ankle pitch; the sole 0.05 m below the
-//     ankle and 0.03 m in front of it;
-//   - head yaw at 0.09 m above the torso centre, head pitch at 0.15 m; the
-//     camera (the vision perceptor sits in the head body) at 0.155 m.
-//
-// Upright on straight legs this puts the torso centre 0.385 m and the camera
-// 0.54 m above the ground, as mypos reads in every recorded trace.
+// The NAO type-0 model's hinges, from the body table (package body): each
+// pivot and axis in the NAO frame at the zero pose. Upright on straight
+// legs the torso centre is 0.385 m and the camera (the vision perceptor sits
+// in the head body, at its centre) 0.54 m above the ground, as mypos reads
+// in every recorded trace.
 var (
-	legs = [2][6]hinge{
-		legChain(+1, simspark.LLJ1),
-		legChain(-1, simspark.RLJ1),
-	}
-	headYawHinge   = hinge{simspark.HJ1, vec3{0, 0, 0.09}, vec3{0, 0, 1}}
-	headPitchHinge = hinge{simspark.HJ2, vec3{0, 0, 0.15}, vec3{0, -1, 0}}
-	cameraZero     = vec3{0, 0, 0.155}
+	legs           [2][6]hinge // left, right; hip yaw-pitch first
+	headYawHinge   hinge
+	headPitchHinge hinge
+	cameraZero     vec3
+	// ankleRelHip and soleRelHip are the ankle (pitch pivot) and the sole's
+	// centre relative to the hip.
+	ankleRelHip, soleRelHip vec3
 )
 
-// legOffsets are the ankle (pitch pivot) and sole centre relative to the hip.
-var (
-	ankleRelHip = vec3{0.005, 0, -0.22}
-	soleRelHip  = vec3{0.035, 0, -0.27}
-)
-
-// legChain builds one leg; side is +1 for the left leg (at +y), -1 for the
-// right; first is its hip yaw-pitch joint, the other five follow in order.
-func legChain(side float64, first simspark.JointID) [6]hinge {
-	hip := vec3{-0.01, side * 0.055, -0.115}
-	const s2 = math.Sqrt2 / 2
-	return [6]hinge{
-		{first, hip, vec3{0, s2, -side * s2}},
-		{first + 1, hip, vec3{1, 0, 0}},
-		{first + 2, hip, vec3{0, -1, 0}},
-		{first + 3, hip.add(vec3{0.005, 0, -0.12}), vec3{0, -1, 0}},
-		{first + 4, hip.add(ankleRelHip), vec3{0, -1, 0}},
-		{first + 5, hip.add(vec3{0.005, 0, -0.225}), vec3{1, 0, 0}},
+func init() {
+	m := body.SimSpark()
+	v := func(p hal.Vec3) vec3 { return vec3{p.X, p.Y, p.Z} }
+	get := func(eff string) hinge {
+		h, ok := m.HingeByEffector(eff)
+		id, known := simspark.JointByEffectorName([]byte(eff))
+		if !ok || !known {
+			panic("backends/sim: the body table has no hinge " + eff)
+		}
+		return hinge{id, v(h.Anchor), v(h.Axis)}
 	}
+	for i, side := range []string{"l", "r"} {
+		for k := range 6 {
+			legs[i][k] = get(side + "le" + string(rune('1'+k)))
+		}
+	}
+	headYawHinge, headPitchHinge = get("he1"), get("he2")
+	cameraZero = v(m.Parts[m.PartIndex("head")].Pos)
+	hip := legs[0][0].pivot
+	ankleRelHip = legs[0][4].pivot.sub(hip)
+	foot := m.Parts[m.PartIndex("lfoot")]
+	soleRelHip = v(foot.Pos).sub(vec3{0, 0, foot.Size.Z / 2}).sub(hip)
+	soleRelHip[1] = 0
 }
 
 // apply moves point p (zero-pose coordinates of a body distal to joints

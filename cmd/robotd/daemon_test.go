@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/robotd/robotd/record/codec"
 	"math"
 	"os"
 	"os/exec"
@@ -22,7 +23,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/record"
@@ -261,13 +261,13 @@ func eachTick(t *testing.T, dir string, f func(time.Duration, *msg.GameControl, 
 	defer src.Close()
 	sch := src.Schema()
 	gcI, gtI, msI := sch.Index(msg.GameControlKey.Name()), sch.Index(msg.GroundTruthKey.Name()), sch.Index(msg.MotionStateKey.Name())
-	gcC, err1 := blackboard.NewCodec[msg.GameControl]()
-	gtC, err2 := blackboard.NewCodec[hal.GroundTruth]()
-	msC, err3 := blackboard.NewCodec[msg.MotionState]()
+	gcC, err1 := codec.NewCodec[msg.GameControl]()
+	gtC, err2 := codec.NewCodec[hal.GroundTruth]()
+	msC, err3 := codec.NewCodec[msg.MotionState]()
 	if err := errors.Join(err1, err2, err3); err != nil || gcI < 0 || gtI < 0 || msI < 0 {
 		t.Fatalf("recording in %s: entries %d %d %d: %v", dir, gcI, gtI, msI, err)
 	}
-	var rec blackboard.Record
+	var rec codec.Record
 	n := 0
 	for src.Next() {
 		if err := sch.Split(src.Record().Data, &rec); err != nil {

@@ -218,6 +218,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	}
 	board := blackboard.New()
 	body := robot.BodyOf(dev)
+	cfg.Motion.Body = robot.KindOf(dev)
 	mods := newModules(cfg, body)
 	mods = append(mods, robot.VisionModules(dev, cfg.vision())...)
 	if nw := startNetwork(ctx, cfg, reg, log); nw != nil {

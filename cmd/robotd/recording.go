@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/robotd/robotd/record/codec"
 	"log/slog"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/robotd/robotd/backends/replay"
-	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/record"
 	"github.com/robotd/robotd/robot"
@@ -47,7 +47,7 @@ func newModules(cfg *Config, b robot.Body) []runner.Module {
 
 // recordedBody is the body of the robot a recording was made on: an
 // omnidirectional base if it has the base's sensor entry and no joints'.
-func recordedBody(s *blackboard.Schema) robot.Body {
+func recordedBody(s *codec.Schema) robot.Body {
 	if s.Index(msg.JointsKey.Name()) < 0 && s.Index(msg.BaseKey.Name()) >= 0 {
 		return robot.OmniBase
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/robotd/robotd/record/codec"
 	"log/slog"
 	"math"
 	"os"
@@ -98,11 +99,11 @@ func firstTick[T any](t *testing.T, dir string, k blackboard.Key[T], f func(*T) 
 	}
 	defer src.Close()
 	i := src.Schema().Index(k.Name())
-	c, err := blackboard.NewCodec[T]()
+	c, err := codec.NewCodec[T]()
 	if err != nil || i < 0 {
 		t.Fatalf("%s: %v", k.Name(), err)
 	}
-	var rec blackboard.Record
+	var rec codec.Record
 	for src.Next() {
 		if err := src.Schema().Split(src.Record().Data, &rec); err != nil {
 			t.Fatal(err)

@@ -152,11 +152,7 @@ var configRules = func() config.Rules {
 		"behaviour.team.clock_tolerance":              dur(0, time.Minute),
 
 		"motion.joint_offsets":               config.Each(rng(-0.2, 0.2)), // rad, motion.MaxJointOffset
-		"motion.geometry.hip_offset_y":       rng(0, 1),
-		"motion.geometry.hip_offset_z":       rng(-1, 0),
-		"motion.geometry.thigh":              rng(0, 1),
-		"motion.geometry.tibia":              rng(0, 1),
-		"motion.geometry.foot_height":        rng(0, 1),
+		"motion.body":                        config.OneOf("nao-v6", "simspark-nao"),
 		"motion.stance.hip_height":           rng(0, 1),
 		"motion.stance.foot_separation":      rng(0, 1),
 		"motion.stance.torso_offset_x":       rng(-1, 1),

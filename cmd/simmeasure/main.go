@@ -34,7 +34,6 @@ import (
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/modules/motion"
 	"github.com/robotd/robotd/modules/motion/walk"
-	"github.com/robotd/robotd/modules/perception"
 	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/robot"
 	"github.com/robotd/robotd/runner"
@@ -218,7 +217,7 @@ func (o *options) start(ctx context.Context, beam sim.Beam, request func(time.Du
 	cfg := o.robot
 	r, err := w.AddRobot(simrun.RobotConfig{Team: "robotd", Player: o.player, Beam: beam, Robot: &cfg,
 		Modules: func(c *robot.Config) []runner.Module {
-			return []runner.Module{perception.New(c.Perception), motion.New(c.Motion), s}
+			return append(robot.ScriptedModules(c), s)
 		}})
 	if err != nil {
 		w.Close()

@@ -240,7 +240,7 @@ func playKick(t *testing.T, foot kinematics.Side, dir float64) kickRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := cfg.Geometry
+	g := cfg.Geometry()
 	stand := cfg.StandPose
 	p := plant.New(g, stand)
 	p.Delay, p.MaxSpeed = 2, 351.77*math.Pi/180

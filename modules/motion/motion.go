@@ -32,6 +32,7 @@ import (
 
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/modules/motion/kinematics"
 	"github.com/robotd/robotd/modules/motion/walk"
 	"github.com/robotd/robotd/msg"
@@ -80,8 +81,10 @@ type GetUpConfig struct {
 
 // Config configures motion.
 type Config struct {
-	// Geometry is the legs' link lengths for the kinematics.
-	Geometry kinematics.Geometry `json:"geometry"`
+	// Body is the body motion drives; its table (package body) gives the
+	// kinematics their link lengths and masses and the joints their
+	// ranges. The robot's wiring sets it from the backend.
+	Body body.Kind `json:"body"`
 	// Stance is the stand pose's leg posture (hip height, feet apart,
 	// torso offset), which is also where the walk starts and stops.
 	Stance walk.Stance `json:"stance"`
@@ -116,7 +119,7 @@ type Config struct {
 // defaults.
 func DefaultConfig() Config {
 	c := Config{
-		Geometry:     kinematics.NAOv6(),
+		Body:         body.NAOv6,
 		Stance:       walk.DefaultStance(),
 		Arms:         ArmPose{ShoulderPitch: 1.45, ShoulderRoll: 0.15, ElbowYaw: -1.2, ElbowRoll: -0.4},
 		Stiffness:    0.7,
@@ -132,10 +135,17 @@ func DefaultConfig() Config {
 	return c
 }
 
+// Geometry returns the kinematics' geometry of c's body.
+func (c *Config) Geometry() kinematics.Geometry {
+	m := body.For(c.Body)
+	return kinematics.For(&m)
+}
+
 // StandPose derives the stand pose from c's stance, arms and geometry.
 func StandPose(c *Config) [hal.NumJoints]hal.Radians {
 	var p [hal.NumJoints]hal.Radians
-	legs := c.Stance.Legs(&c.Geometry)
+	g := c.Geometry()
+	legs := c.Stance.Legs(&g)
 	legs.Put(&p)
 	a := &c.Arms
 	p[hal.LShoulderPitch], p[hal.RShoulderPitch] = a.ShoulderPitch, a.ShoulderPitch
@@ -216,9 +226,9 @@ func New(cfg Config) *Module {
 	m := &Module{cfg: cfg}
 	m.off = cfg.offsets()
 	m.stand = StandPose(&m.cfg)
-	m.walk = walk.New(cfg.Walk, cfg.Stance, cfg.Geometry)
+	m.walk = walk.New(cfg.Walk, cfg.Stance, cfg.Geometry())
 	m.head = NewHead(cfg.Head)
-	m.kick.geom = cfg.Geometry
+	m.kick.geom = cfg.Geometry()
 	return m
 }
 

@@ -134,7 +134,7 @@ func newHarness(t testing.TB, o harnessOpt) *harness {
 	h.tick = hal.Tick{Period: 10 * time.Millisecond, Connected: true}
 	h.joints.Present = hal.AllJoints
 	if o.plant {
-		h.plant = plant.New(cfg.Geometry, cfg.StandPose)
+		h.plant = plant.New(cfg.Geometry(), cfg.StandPose)
 		h.plant.Delay, h.plant.MaxSpeed = 2, 351.77*math.Pi/180
 		h.joints.Angle = h.plant.Joints
 	}
@@ -259,7 +259,7 @@ func TestStandPoseFromIK(t *testing.T) {
 		cfg.Stance.HipHeight = hh
 		m := New(cfg)
 		legs := kinematics.LegsFrom(&m.stand)
-		g := cfg.Geometry
+		g := cfg.Geometry()
 		for s := range 2 {
 			f, tilt := kinematics.Flat(g.FK(kinematics.Side(s), &legs[s]))
 			want := kinematics.FootPose{X: -cfg.Stance.TorsoOffsetX, Y: kinematics.Side(s).Sign() * g.HipOffsetY, Z: g.HipOffsetZ - hh}

@@ -6,45 +6,16 @@ import (
 	"github.com/robotd/robotd/hal"
 )
 
-// The NAO v6 mass model, lumped per body part, after Aldebaran's published
-// masses and centres of mass (rounded; arms, wrists and hands are one point
-// mass per arm, the neck is in the head). Positions are in the part's frame.
-// It is meant for balance checks, not for dynamics.
-const (
-	torsoMass = 1.0496
-	headMass  = 0.6837 // neck and head
-	armMass   = 0.5786 // shoulder to hand
-	// armCoM is the arm's centre of mass from the shoulder along the arm.
-	armCoM    = 0.09
-	hipMass   = 0.2103 // pelvis and hip, at the hip joints
-	thighMass = 0.3897
-	tibiaMass = 0.3014
-	ankleMass = 0.1342 // at the ankle joints
-	footMass  = 0.1718
-	shoulderY = 0.098
-	shoulderZ = 0.100
-	headCoMZ  = 0.18
-	torsoCoMX = -0.0041
-	torsoCoMZ = 0.0434
-	thighCoMZ = -0.0538
-	tibiaCoMZ = -0.0494
-	footCoMX  = 0.0254
-	footCoMZ  = -0.0324
-	legMass   = hipMass + thighMass + tibiaMass + ankleMass + footMass
-	robotMass = torsoMass + headMass + 2*armMass + 2*legMass
-)
-
-// Mass is the model's total mass in kg.
-const Mass = robotMass
-
 // CoM returns the centre of mass in the torso frame for the joint angles a,
-// with the model's masses (NAO v6) and g's leg lengths. Arms are modelled as
-// a point mass along the upper arm's direction.
+// with g's mass model and leg lengths. Arms are a point mass along the
+// upper arm's direction.
 func (g *Geometry) CoM(a *[hal.NumJoints]hal.Radians) Vec3 {
+	ms := &g.Mass
 	var m Vec3
 	add := func(mass float64, p Vec3) { m = m.Add(p.Scale(mass)) }
-	add(torsoMass, Vec3{torsoCoMX, 0, torsoCoMZ})
-	add(headMass, Vec3{0, 0, headCoMZ})
+	v := func(p hal.Vec3) Vec3 { return Vec3{p.X, p.Y, p.Z} }
+	add(ms.Torso.Mass, v(ms.Torso.CoM))
+	add(ms.Head.Mass, v(ms.Head.CoM))
 	for s, j := range [2][2]hal.Joint{{hal.LShoulderPitch, hal.LShoulderRoll}, {hal.RShoulderPitch, hal.RShoulderRoll}} {
 		sign := 1 - 2*float64(s)
 		pitch, roll := float64(a[j[0]]), float64(a[j[1]])
@@ -53,17 +24,17 @@ func (g *Geometry) CoM(a *[hal.NumJoints]hal.Radians) Vec3 {
 		sp, cp := math.Sincos(pitch)
 		sr, cr := math.Sincos(roll)
 		dir := Vec3{cp * cr, sr, -sp * cr}
-		add(armMass, Vec3{0, sign * shoulderY, shoulderZ}.Add(dir.Scale(armCoM)))
+		add(ms.Arm.Mass, Vec3{ms.Shoulder.X, sign * ms.Shoulder.Y, ms.Shoulder.Z}.Add(dir.Scale(ms.Arm.CoM.X)))
 	}
 	legs := LegsFrom(a)
 	for s := range 2 {
 		side := Side(s)
 		f := g.Frames(side, &legs[s])
-		add(hipMass, f.Thigh.P)
-		add(thighMass, f.Thigh.Apply(Vec3{0, 0, thighCoMZ}))
-		add(tibiaMass, f.Tibia.Apply(Vec3{0, 0, tibiaCoMZ}))
-		add(ankleMass, f.Foot.P)
-		add(footMass, f.Foot.Apply(Vec3{footCoMX, 0, footCoMZ}))
+		add(ms.Hip.Mass, f.Thigh.P)
+		add(ms.Thigh.Mass, f.Thigh.Apply(v(ms.Thigh.CoM)))
+		add(ms.Tibia.Mass, f.Tibia.Apply(v(ms.Tibia.CoM)))
+		add(ms.Ankle.Mass, f.Foot.P)
+		add(ms.Foot.Mass, f.Foot.Apply(v(ms.Foot.CoM)))
 	}
-	return m.Scale(1 / robotMass)
+	return m.Scale(1 / ms.Total())
 }

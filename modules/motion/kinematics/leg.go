@@ -25,26 +25,23 @@ import (
 	"math"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 )
 
-// Geometry is the leg's link lengths in metres.
+// Geometry is a body's leg geometry and lumped mass model, from its body
+// table (package body).
 type Geometry struct {
-	// HipOffsetY is the lateral distance of each hip from the torso centre.
-	HipOffsetY float64 `json:"hip_offset_y"`
-	// HipOffsetZ is the height of the hips relative to the torso centre
-	// (negative: below).
-	HipOffsetZ float64 `json:"hip_offset_z"`
-	// Thigh is the hip-to-knee length.
-	Thigh float64 `json:"thigh"`
-	// Tibia is the knee-to-ankle length.
-	Tibia float64 `json:"tibia"`
-	// FootHeight is the height of the ankle joints above the sole.
-	FootHeight float64 `json:"foot_height"`
+	body.Leg
+	Mass body.MassModel
 }
 
-// NAOv6 is the NAO v6's leg geometry.
+// For returns the geometry of body m.
+func For(m *body.Model) Geometry { return Geometry{Leg: m.Leg, Mass: m.Mass} }
+
+// NAOv6 is the NAO v6's geometry.
 func NAOv6() Geometry {
-	return Geometry{HipOffsetY: 0.050, HipOffsetZ: -0.085, Thigh: 0.100, Tibia: 0.1029, FootHeight: 0.04519}
+	m := body.NAO()
+	return For(&m)
 }
 
 // Side is a leg.
@@ -137,7 +134,7 @@ func hipYawPitchRot(s Side, h float64) Mat3 {
 	return RotX(q).Mul(RotZ(-h * s.Sign())).Mul(RotX(-q))
 }
 
-func (g *Geometry) hip(s Side) Vec3 { return Vec3{0, s.Sign() * g.HipOffsetY, g.HipOffsetZ} }
+func (g *Geometry) hip(s Side) Vec3 { return Vec3{g.HipOffsetX, s.Sign() * g.HipOffsetY, g.HipOffsetZ} }
 
 // LegFrames are the frames of one leg's links in the torso frame.
 type LegFrames struct {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 )
 
 const (
@@ -248,8 +249,27 @@ func TestCoMStanding(t *testing.T) {
 	if math.Abs(c[1]) > 1e-12 || c[0] < -0.02 || c[0] > 0.03 || c[2] > 0 || c[2] < -0.1 {
 		t.Fatalf("CoM %v", c)
 	}
-	if Mass < 5 || Mass > 5.6 {
-		t.Fatalf("mass %v", Mass)
+	if m := g.Mass.Total(); m < 5 || m > 5.6 {
+		t.Fatalf("mass %v", m)
+	}
+}
+
+// TestCoMSimSparkZeroPose: on the SimSpark model at the zero pose (legs
+// straight, arms forward) the mass model's centre of mass is the parts'
+// (0.0163, 0, -0.0788) m of docs/simspark-nao-model.md, within 2 mm.
+func TestCoMSimSparkZeroPose(t *testing.T) {
+	m := body.SimSpark()
+	g := For(&m)
+	var a [hal.NumJoints]hal.Radians
+	c := g.CoM(&a)
+	if math.Abs(c[0]-0.0163) > 0.002 || math.Abs(c[1]) > 1e-12 || math.Abs(c[2]+0.0788) > 0.002 {
+		t.Fatalf("CoM %v, want (0.0163, 0, -0.0788)", c)
+	}
+	// The soles: 0.385 m below the torso centre, 0.03 m ahead of the ankles.
+	legs := LegsFrom(&a)
+	sole := g.FK(Left, &legs[Left])
+	if math.Abs(sole.P[2]+0.385) > 1e-9 || math.Abs(sole.P[1]-0.055) > 1e-9 {
+		t.Fatalf("left sole at %v", sole.P)
 	}
 }
 

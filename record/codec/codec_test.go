@@ -1,10 +1,11 @@
-package blackboard_test
+package codec_test
 
 import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"github.com/robotd/robotd/record/codec"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -216,7 +217,7 @@ type withStrings struct {
 // decode, for many random values.
 func roundTrip[T any](t *testing.T, seed uint64) {
 	t.Helper()
-	c, err := blackboard.NewCodec[T]()
+	c, err := codec.NewCodec[T]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +312,7 @@ func TestCodecRoundTripBitExact(t *testing.T) {
 // TestEveryEntryTypeIsCovered finds every blackboard.NewKey in package msg
 // and checks that its type is in entryTypes.
 func TestEveryEntryTypeIsCovered(t *testing.T) {
-	files, err := filepath.Glob("../msg/*.go")
+	files, err := filepath.Glob("../../msg/*.go")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no msg sources: %v", err)
 	}
@@ -360,13 +361,13 @@ func TestEveryEntryTypeIsCovered(t *testing.T) {
 }
 
 func TestCodecRejects(t *testing.T) {
-	if _, err := blackboard.NewCodec[struct{ P *int }](); err == nil {
+	if _, err := codec.NewCodec[struct{ P *int }](); err == nil {
 		t.Error("NewCodec accepted a pointer field")
 	}
-	if _, err := blackboard.NewCodec[[]float64](); err == nil {
+	if _, err := codec.NewCodec[[]float64](); err == nil {
 		t.Error("NewCodec accepted a slice")
 	}
-	c, err := blackboard.NewCodec[hal.Sonar]()
+	c, err := codec.NewCodec[hal.Sonar]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -376,7 +377,7 @@ func TestCodecRejects(t *testing.T) {
 	if _, err := c.Decode(buf, &v); err == nil || !strings.Contains(err.Error(), "bool") {
 		t.Errorf("decoding bool byte 2: err = %v, want an invalid bool", err)
 	}
-	other, _ := blackboard.NewCodec[hal.BodyAngles]()
+	other, _ := codec.NewCodec[hal.BodyAngles]()
 	l := other.Layout()
 	if err := c.Check(&l); err == nil {
 		t.Error("Check accepted hal.BodyAngles' layout for hal.Sonar")
@@ -388,7 +389,7 @@ func TestCodecRejects(t *testing.T) {
 }
 
 func TestLayoutDescribesFields(t *testing.T) {
-	c, err := blackboard.NewCodec[hal.Sonar]()
+	c, err := codec.NewCodec[hal.Sonar]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,7 +462,7 @@ func (r *robot) tick(rng *rand.Rand, seq uint64, skip int) {
 
 func TestRecordRoundTrip(t *testing.T) {
 	r := newRobot()
-	s := r.board.Schema()
+	s := codec.SchemaOf(r.board)
 	if s.Len() != 23 {
 		t.Fatalf("schema has %d entries, want 23", s.Len())
 	}
@@ -474,14 +475,14 @@ func TestRecordRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsed, err := blackboard.ParseSchema(js)
+	parsed, err := codec.ParseSchema(js)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !parsed.Equal(s) {
 		t.Fatal("parsed schema differs from the board's")
 	}
-	var split, split2 blackboard.Record
+	var split, split2 codec.Record
 	if err := s.Split(rec, &split); err != nil {
 		t.Fatal(err)
 	}
@@ -541,9 +542,9 @@ func TestSchemaWithStrings(t *testing.T) {
 		t.Fatal(err)
 	}
 	w2, _ := blackboard.Write(b, "m", blackboard.NewKey[float64]("m.after"))
-	s := b.Schema()
+	s := codec.SchemaOf(b)
 	js, _ := json.Marshal(s)
-	parsed, err := blackboard.ParseSchema(js)
+	parsed, err := codec.ParseSchema(js)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -555,7 +556,7 @@ func TestSchemaWithStrings(t *testing.T) {
 		w.Set(v)
 		w2.Set(float64(i))
 		rec := s.AppendRecord(nil)
-		var r blackboard.Record
+		var r codec.Record
 		if err := parsed.Split(rec, &r); err != nil {
 			t.Fatal(err)
 		}
@@ -575,19 +576,19 @@ func TestSchemaWithStrings(t *testing.T) {
 
 func TestComparer(t *testing.T) {
 	r := newRobot()
-	s := r.board.Schema()
+	s := codec.SchemaOf(r.board)
 	rng := rand.New(rand.NewPCG(5, 6))
 	r.tick(rng, 7, 0)
 	rec := s.AppendRecord(nil)
 	writers := []string{"hal", "perception", "behaviour", "motion"}
-	c := blackboard.NewComparer(s, s, writers)
+	c := codec.NewComparer(s, s, writers)
 	if c.Compared() != 23 || len(c.Extra()) != 0 {
 		t.Fatalf("compares %d entries, extra %v", c.Compared(), c.Extra())
 	}
 	if d, err := c.Compare(rec, rec); d != nil || err != nil {
 		t.Fatalf("identical records: %v, %v", d, err)
 	}
-	var split blackboard.Record
+	var split codec.Record
 	if err := s.Split(rec, &split); err != nil {
 		t.Fatal(err)
 	}
@@ -664,7 +665,7 @@ func TestComparer(t *testing.T) {
 
 func TestComparerSchemasDiffer(t *testing.T) {
 	rec := newRobot()
-	want := rec.board.Schema()
+	want := codec.SchemaOf(rec.board)
 	rng := rand.New(rand.NewPCG(8, 9))
 	rec.tick(rng, 3, 0)
 	wantRec := want.AppendRecord(nil)
@@ -675,8 +676,8 @@ func TestComparerSchemasDiffer(t *testing.T) {
 	w, _ := blackboard.Write(rep, "hal", msg.TickKey)
 	rep.BeginTick(3, 30*time.Millisecond)
 	w.Set(rec.vals["hal.tick"].(hal.Tick))
-	got := rep.Schema()
-	c := blackboard.NewComparer(want, got, []string{"hal"})
+	got := codec.SchemaOf(rep)
+	c := codec.NewComparer(want, got, []string{"hal"})
 	if c.Compared() != 1 || !slices.Equal(c.Extra(), []string{"hal.extra"}) {
 		t.Fatalf("compared %d, extra %v", c.Compared(), c.Extra())
 	}
@@ -692,14 +693,14 @@ func TestComparerSchemasDiffer(t *testing.T) {
 
 func TestZeroAllocs(t *testing.T) {
 	r := newRobot()
-	s := r.board.Schema()
+	s := codec.SchemaOf(r.board)
 	rng := rand.New(rand.NewPCG(1, 1))
 	r.tick(rng, 1, 0)
 	buf := s.AppendRecord(nil)
 	other := slices.Clone(buf)
-	c := blackboard.NewComparer(s, s, nil)
-	var split blackboard.Record
-	jc, _ := blackboard.NewCodec[hal.JointSensors]()
+	c := codec.NewComparer(s, s, nil)
+	var split codec.Record
+	jc, _ := codec.NewCodec[hal.JointSensors]()
 	var js hal.JointSensors
 	enc := jc.Append(nil, &js)
 	cases := []struct {
@@ -725,7 +726,7 @@ func TestZeroAllocs(t *testing.T) {
 
 func BenchmarkAppendRecord(b *testing.B) {
 	r := newRobot()
-	s := r.board.Schema()
+	s := codec.SchemaOf(r.board)
 	r.tick(rand.New(rand.NewPCG(1, 1)), 1, 0)
 	buf := s.AppendRecord(nil)
 	b.SetBytes(int64(len(buf)))
@@ -737,11 +738,11 @@ func BenchmarkAppendRecord(b *testing.B) {
 
 func BenchmarkCompareEqual(b *testing.B) {
 	r := newRobot()
-	s := r.board.Schema()
+	s := codec.SchemaOf(r.board)
 	r.tick(rand.New(rand.NewPCG(1, 1)), 1, 0)
 	buf := s.AppendRecord(nil)
 	other := slices.Clone(buf)
-	c := blackboard.NewComparer(s, s, nil)
+	c := codec.NewComparer(s, s, nil)
 	b.ReportAllocs()
 	for b.Loop() {
 		_, _ = c.Compare(buf, other)
@@ -755,7 +756,7 @@ func BenchmarkCodec(b *testing.B) {
 }
 
 func benchCodec[T any](b *testing.B) {
-	c, _ := blackboard.NewCodec[T]()
+	c, _ := codec.NewCodec[T]()
 	var v T
 	fill(rand.New(rand.NewPCG(1, 1)), reflect.ValueOf(&v).Elem())
 	buf := c.Append(nil, &v)
@@ -788,7 +789,7 @@ func TestParseSchemaRejects(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := blackboard.ParseSchema([]byte(tc.json))
+			_, err := codec.ParseSchema([]byte(tc.json))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one containing %q", err, tc.want)
 			}

@@ -1,7 +1,5 @@
-package blackboard
-
-// This file is the blackboard's binary value codec: a bit-exact encoding of
-// every entry's value, compiled once per type from its reflect.Type, and
+// Package codec is the binary value codec of recordings: a bit-exact
+// encoding of every blackboard entry's value, compiled once per type from its reflect.Type, and
 // records of a whole board built from it (see Schema). Recording, replay and
 // the replay's comparison are built on it.
 //
@@ -29,6 +27,8 @@ package blackboard
 // pointers other than strings' data, which are only ever read, or written
 // as whole strings.
 
+package codec
+
 import (
 	"bytes"
 	"encoding/binary"
@@ -42,6 +42,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/robotd/robotd/blackboard"
 )
 
 // kind is a primitive kind of the encoding, or a composite of ops.
@@ -289,7 +291,7 @@ type codec struct {
 
 // compileType compiles the codec of t.
 func compileType(t reflect.Type) (*codec, error) {
-	if err := plain(t, t.String()); err != nil {
+	if err := blackboard.Plain(t); err != nil {
 		return nil, err
 	}
 	c := &codec{typ: t, field: fieldOf(t, "")}
@@ -617,7 +619,7 @@ type Codec[T any] struct{ c *codec }
 func NewCodec[T any]() (*Codec[T], error) {
 	c, err := compileType(reflect.TypeFor[T]())
 	if err != nil {
-		return nil, fmt.Errorf("blackboard: codec for %s: %w", reflect.TypeFor[T](), err)
+		return nil, fmt.Errorf("codec: codec for %s: %w", reflect.TypeFor[T](), err)
 	}
 	return &Codec[T]{c: c}, nil
 }
@@ -642,7 +644,7 @@ func (c *Codec[T]) Append(dst []byte, v *T) []byte {
 func (c *Codec[T]) Decode(src []byte, v *T) (int, error) {
 	rest, err := decodeOps(src, c.c.ops, unsafe.Pointer(v))
 	if err != nil {
-		return 0, fmt.Errorf("blackboard: decoding %s: %w", c.c.typ, err)
+		return 0, fmt.Errorf("codec: decoding %s: %w", c.c.typ, err)
 	}
 	return len(src) - len(rest), nil
 }
@@ -655,7 +657,7 @@ func (c *Codec[T]) Check(f *Field) error {
 	}
 	a, _ := json.Marshal(f)
 	b, _ := json.Marshal(c.c.field)
-	return fmt.Errorf("blackboard: layout %s is not %s's layout %s", a, c.c.typ, b)
+	return fmt.Errorf("codec: layout %s is not %s's layout %s", a, c.c.typ, b)
 }
 
 // SchemaVersion is the version of the record encoding a Schema describes.
@@ -674,7 +676,7 @@ type SchemaEntry struct {
 }
 
 // Schema is the layout of a board's records: its entries in registration
-// order, each with its type's compiled codec. A Schema from Board.Schema is
+// order, each with its type's compiled codec. A Schema from SchemaOf is
 // bound to the board and encodes records of it (AppendRecord); one decoded
 // from JSON (ParseSchema) splits and compares records without the Go types.
 //
@@ -688,48 +690,27 @@ type Schema struct {
 	entries []SchemaEntry
 	codecs  []*codec
 	// bound is set for a schema taken from a board.
-	board *Board
-	bound []boundEntry
+	board *blackboard.Board
+	bound []blackboard.Tap
 	hint  int
 }
 
-// boundEntry reads one entry of a board for AppendRecord.
-type boundEntry struct {
-	load func() Meta    // copies the current value to val
-	val  unsafe.Pointer // a *T owned by the schema
-}
-
-// recordable is implemented by every *entryOf[T].
-type recordable interface {
-	bindRecord() boundEntry
-}
-
-// bindRecord gives the schema a reader of its own: a hazard slot that no
-// declaration knows of, so it changes neither validation nor module order.
-func (e *entryOf[T]) bindRecord() boundEntry {
-	r := &Reader[T]{e: e, h: e.addHazard()}
-	v := new(T)
-	return boundEntry{load: func() Meta { return r.Load(v) }, val: unsafe.Pointer(v)}
-}
-
-// Schema describes the board's entries as they are registered now and binds
-// a Schema to them, for AppendRecord. Take it once wiring is complete
-// (entries registered later are not in it). Each call adds one reader slot
-// to every entry, so take one per recorder, not one per record.
-func (b *Board) Schema() *Schema {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// SchemaOf describes the board's entries as they are registered now and
+// binds a Schema to them, for AppendRecord. Take it once wiring is
+// complete (entries registered later are not in it). Each call adds one
+// reader slot to every entry (blackboard.Board.Taps), so take one per
+// recorder, not one per record.
+func SchemaOf(b *blackboard.Board) *Schema {
 	s := &Schema{board: b}
-	for _, e := range b.order {
-		h := e.hdr()
+	for _, tp := range b.Taps() {
 		// Entry types passed plain at registration, so this cannot fail.
-		c, err := compileType(h.typ)
+		c, err := compileType(tp.Type)
 		if err != nil {
-			panic(fmt.Sprintf("blackboard: entry %q: %v", h.name, err))
+			panic(fmt.Sprintf("codec: entry %q: %v", tp.Name, err))
 		}
-		s.entries = append(s.entries, SchemaEntry{Name: h.name, Type: h.typ.String(), Writer: h.writer, Layout: c.field})
+		s.entries = append(s.entries, SchemaEntry{Name: tp.Name, Type: tp.Type.String(), Writer: tp.Writer, Layout: c.field})
 		s.codecs = append(s.codecs, c)
-		s.bound = append(s.bound, e.(recordable).bindRecord())
+		s.bound = append(s.bound, tp)
 		if c.fixed >= 0 {
 			s.hint += 16 + c.fixed
 		} else {
@@ -765,22 +746,22 @@ func (s *Schema) UnmarshalJSON(data []byte) error {
 func ParseSchema(data []byte) (*Schema, error) {
 	var j schemaJSON
 	if err := json.Unmarshal(data, &j); err != nil {
-		return nil, fmt.Errorf("blackboard: decoding schema: %w", err)
+		return nil, fmt.Errorf("codec: decoding schema: %w", err)
 	}
 	if j.Version != SchemaVersion {
-		return nil, fmt.Errorf("blackboard: schema version %d, this build reads %d", j.Version, SchemaVersion)
+		return nil, fmt.Errorf("codec: schema version %d, this build reads %d", j.Version, SchemaVersion)
 	}
 	s := &Schema{entries: j.Entries}
 	seen := make(map[string]bool, len(j.Entries))
 	for i := range j.Entries {
 		e := &j.Entries[i]
 		if seen[e.Name] {
-			return nil, fmt.Errorf("blackboard: schema: entry %q twice", e.Name)
+			return nil, fmt.Errorf("codec: schema: entry %q twice", e.Name)
 		}
 		seen[e.Name] = true
 		ops, err := compileField(&e.Layout)
 		if err != nil {
-			return nil, fmt.Errorf("blackboard: schema: entry %q: layout: %w", e.Name, err)
+			return nil, fmt.Errorf("codec: schema: entry %q: layout: %w", e.Name, err)
 		}
 		s.codecs = append(s.codecs, &codec{field: e.Layout, ops: ops, fixed: fixedSize(ops)})
 	}
@@ -813,18 +794,18 @@ func (s *Schema) Equal(o *Schema) bool {
 // a schema that is not bound to a board.
 func (s *Schema) AppendRecord(dst []byte) []byte {
 	if s.board == nil {
-		panic("blackboard: AppendRecord on a schema not taken from a board")
+		panic("codec: AppendRecord on a schema not taken from a board")
 	}
 	dst = slices.Grow(dst, s.hint)
 	le := binary.LittleEndian
-	dst = le.AppendUint64(dst, s.board.tick.Load())
-	dst = le.AppendUint64(dst, uint64(s.board.time.Load()))
+	dst = le.AppendUint64(dst, s.board.Tick())
+	dst = le.AppendUint64(dst, uint64(s.board.Time()))
 	for i := range s.bound {
-		be := &s.bound[i]
-		m := be.load()
+		tp := &s.bound[i]
+		m := tp.Load()
 		dst = le.AppendUint64(dst, m.Tick)
 		dst = le.AppendUint64(dst, uint64(m.Time))
-		dst = appendOps(dst, s.codecs[i].ops, be.val)
+		dst = appendOps(dst, s.codecs[i].ops, tp.Value())
 	}
 	return dst
 }
@@ -852,27 +833,27 @@ type Record struct {
 func (s *Schema) Split(rec []byte, r *Record) error {
 	le := binary.LittleEndian
 	if len(rec) < 16 {
-		return fmt.Errorf("blackboard: record of %d bytes: %w", len(rec), errShort)
+		return fmt.Errorf("codec: record of %d bytes: %w", len(rec), errShort)
 	}
 	r.Tick, r.Time = le.Uint64(rec), time.Duration(le.Uint64(rec[8:]))
 	rec = rec[16:]
 	r.Entries = slices.Grow(r.Entries[:0], len(s.entries))[:len(s.entries)]
 	for i, c := range s.codecs {
 		if len(rec) < 16 {
-			return fmt.Errorf("blackboard: record truncated at entry %q: %w", s.entries[i].Name, errShort)
+			return fmt.Errorf("codec: record truncated at entry %q: %w", s.entries[i].Name, errShort)
 		}
 		e := &r.Entries[i]
 		e.Tick, e.Time = le.Uint64(rec), time.Duration(le.Uint64(rec[8:]))
 		rec = rec[16:]
 		n, err := c.size(rec)
 		if err != nil {
-			return fmt.Errorf("blackboard: record entry %q: %w", s.entries[i].Name, err)
+			return fmt.Errorf("codec: record entry %q: %w", s.entries[i].Name, err)
 		}
 		e.Value = rec[:n:n]
 		rec = rec[n:]
 	}
 	if len(rec) != 0 {
-		return fmt.Errorf("blackboard: record has %d bytes after its last entry", len(rec))
+		return fmt.Errorf("codec: record has %d bytes after its last entry", len(rec))
 	}
 	return nil
 }
@@ -882,15 +863,15 @@ func (s *Schema) Split(rec []byte, r *Record) error {
 func (s *Schema) Decode(i int, value []byte) (any, error) {
 	c := s.codecs[i]
 	if c.typ == nil {
-		return nil, fmt.Errorf("blackboard: decoding %q: the schema has no Go types (it was not taken from a board)", s.entries[i].Name)
+		return nil, fmt.Errorf("codec: decoding %q: the schema has no Go types (it was not taken from a board)", s.entries[i].Name)
 	}
 	v := reflect.New(c.typ)
 	rest, err := decodeOps(value, c.ops, v.UnsafePointer())
 	if err != nil {
-		return nil, fmt.Errorf("blackboard: decoding %q: %w", s.entries[i].Name, err)
+		return nil, fmt.Errorf("codec: decoding %q: %w", s.entries[i].Name, err)
 	}
 	if len(rest) != 0 {
-		return nil, fmt.Errorf("blackboard: decoding %q: %d bytes left over", s.entries[i].Name, len(rest))
+		return nil, fmt.Errorf("codec: decoding %q: %d bytes left over", s.entries[i].Name, len(rest))
 	}
 	return v.Elem().Interface(), nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/robotd/robotd/backends/v4l2/v4l2test"
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/internal/testimages"
 	"github.com/robotd/robotd/modules/vision/camera"
 	"github.com/robotd/robotd/msg"
@@ -102,7 +103,7 @@ func (v *labelVision) Tick(hal.Tick) error {
 		if v.posed(c.Joints[hal.HeadYaw], c.Joints[hal.HeadPitch], c.Torso) && c.JointsTime > 0 {
 			v.st.Posed++
 		}
-		m := camera.FromFrame(c, 0.22)
+		m := camera.FromFrameLegs(c, body.NAO().Leg)
 		ball := img.Labels.Balls[0]
 		if x, y, ok := m.ImageToGround(ball.CX, ball.CY); ok {
 			p := hal.Vec2{X: x, Y: y}

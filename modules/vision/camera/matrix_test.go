@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 )
 
 const hip = 0.22 // m, a typical stance
@@ -196,4 +197,33 @@ func BenchmarkImageToGround(b *testing.B) {
 		s += x + y
 	}
 	_ = s
+}
+
+func TestHipHeight(t *testing.T) {
+	leg := body.NAO().Leg
+	var j [hal.NumJoints]hal.Radians
+	straight := leg.FootHeight + leg.Tibia + leg.Thigh
+	if h := float64(HipHeight(leg, &j)); !near(h, straight, 1e-12) {
+		t.Errorf("straight legs: %v, want %v", h, straight)
+	}
+	// The stand: hip -0.45, knee 0.9, ankle -0.45: both links lean 0.45.
+	for _, side := range [][3]hal.Joint{{hal.LHipPitch, hal.LKneePitch, hal.LAnklePitch}, {hal.RHipPitch, hal.RKneePitch, hal.RAnklePitch}} {
+		j[side[0]], j[side[1]], j[side[2]] = -0.45, 0.9, -0.45
+	}
+	stand := leg.FootHeight + (leg.Tibia+leg.Thigh)*math.Cos(0.45)
+	if h := float64(HipHeight(leg, &j)); !near(h, stand, 1e-12) {
+		t.Errorf("stand: %v, want %v", h, stand)
+	}
+	// Lifting the right foot (knee bent further) leaves the height to the
+	// left leg.
+	j[hal.RHipPitch], j[hal.RKneePitch], j[hal.RAnklePitch] = -0.8, 1.4, -0.6
+	if h := float64(HipHeight(leg, &j)); !near(h, stand, 1e-12) {
+		t.Errorf("right foot lifted: %v, want the stand's %v", h, stand)
+	}
+	// A lower stance lowers the camera with it.
+	f := &hal.CameraFrame{Info: hal.NAOv6Camera(hal.CameraBottom), Joints: j}
+	m := FromFrameLegs(f, leg)
+	if !near(m.Height(), stand+0.2115+0.01774, 1e-9) {
+		t.Errorf("camera height %v", m.Height())
+	}
 }

@@ -99,8 +99,8 @@ type Backend struct {
 	// frames is an empty pool: a recording holds the cameras' frames
 	// (hal.camera) but not their pixels, so no recorded Ref acquires.
 	frames *hal.FramePool
-	game    input[hal.GameState]
-	truth   input[hal.GroundTruth]
+	game   input[hal.GameState]
+	truth  input[hal.GroundTruth]
 
 	cmds Commands
 }

@@ -43,3 +43,28 @@ func (c *CameraConfig) cameraInfos() [hal.NumCameras]hal.CameraInfo {
 	}
 	return out
 }
+
+// usbCameraFOV is the field of view assumed for a USB camera whose focal
+// lengths the calibration does not give: a common webcam's (about
+// 60° × 47°). Calibrate camera.top.focal_x and focal_y for a real one.
+const usbCameraHFOV, usbCameraVFOV = 60, 47
+
+// usbCameraInfo returns the model of a USB camera (a Robotino's) with the
+// top camera's calibration: intrinsics for its image size, the rotation
+// offsets as its mounting's rotation. Its position on the robot is not
+// modelled.
+func (c *CameraConfig) usbCameraInfo(capture v4l2.Config) hal.CameraInfo {
+	info := hal.CameraInfo{Camera: hal.CameraTop,
+		Intrinsics: hal.FromFOV(capture.Width, capture.Height, hal.Deg(usbCameraHFOV), hal.Deg(usbCameraVFOV)),
+		Mounting:   hal.Mounting{Roll: c.Top.Roll, Pitch: c.Top.Pitch, Yaw: c.Top.Yaw}}
+	in := &info.Intrinsics
+	for _, p := range []struct {
+		dst *float64
+		v   float64
+	}{{&in.FX, c.Top.FocalX}, {&in.FY, c.Top.FocalY}, {&in.CX, c.Top.CentreX}, {&in.CY, c.Top.CentreY}} {
+		if p.v > 0 {
+			*p.dst = p.v
+		}
+	}
+	return info
+}

@@ -364,7 +364,7 @@ var configRules = func() config.Rules {
 		"record.level":           ints(-2, 9),
 		"record.fsync":           flag,
 	}
-	for _, cam := range []string{"real.nao.cameras.top", "real.nao.cameras.bottom"} {
+	for _, cam := range []string{"real.nao.cameras.top", "real.nao.cameras.bottom", "real.robotino.camera"} {
 		for k, r := range cameraRules() {
 			rules[cam+"."+k] = r
 		}

@@ -155,33 +155,5 @@ type CameraSensor interface {
 	Frames() *FramePool
 }
 
-// NAO v6 camera facts (Aldebaran's NAO v6 documentation, "Video camera"):
-// two OV5640 sensors with a field of view of 56.3° × 43.7°, in the head at
-// (58.71, 0, 63.64) mm tilted 1.2° down (top) and (50.71, 0, 17.74) mm
-// tilted 39.7° down (bottom), relative to the head joints, which are
-// 211.5 mm above the hip pitch joints (126.5 mm neck offset above the
-// torso origin plus the 85 mm hip offset below it).
-const (
-	naoHFOV       = 56.3
-	naoVFOV       = 43.7
-	naoNeckHeight = 0.2115
-)
-
-// NAOv6Camera returns the nominal model of a NAO v6 camera at 640 × 480
-// (Intrinsics.Scaled gives other resolutions).
-func NAOv6Camera(id CameraID) CameraInfo {
-	info := CameraInfo{
-		Camera:     id,
-		Intrinsics: FromFOV(640, 480, Deg(naoHFOV), Deg(naoVFOV)),
-		NeckHeight: naoNeckHeight,
-	}
-	if id == CameraBottom {
-		info.Mounting = Mounting{Pos: Vec3{X: 0.05071, Z: 0.01774}, Pitch: Deg(39.7)}
-	} else {
-		info.Mounting = Mounting{Pos: Vec3{X: 0.05871, Z: 0.06364}, Pitch: Deg(1.2)}
-	}
-	return info
-}
-
 // NewFramePool returns a pool of n frames of size bytes.
 func NewFramePool(n, size int) *FramePool { return framepool.New[Image](n, size) }

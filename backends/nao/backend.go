@@ -132,7 +132,7 @@ type Options struct {
 	// OpenCamera opens a camera's device node (nil: the kernel's).
 	OpenCamera v4l2.Opener
 	// Cameras are the cameras' models, calibration applied; a zero
-	// CameraInfo is the nominal NAO v6 camera (hal.NAOv6Camera).
+	// CameraInfo is the nominal NAO v6 camera (body.NAOCamera).
 	Cameras [hal.NumCameras]hal.CameraInfo
 }
 
@@ -165,7 +165,7 @@ func NewWithOptions(cfg Config, log *slog.Logger, opts Options) (*Backend, error
 	}
 	for i := range opts.Cameras {
 		if opts.Cameras[i] == (hal.CameraInfo{}) {
-			opts.Cameras[i] = hal.NAOv6Camera(hal.CameraID(i))
+			opts.Cameras[i] = body.NAOCamera(hal.CameraID(i))
 		}
 	}
 	cams, err := v4l2.NewSet(cfg.Cameras.configs(), opts.Cameras, opts.OpenCamera, b.log)

@@ -11,6 +11,7 @@ import (
 	"github.com/robotd/robotd/backends/v4l2"
 	"github.com/robotd/robotd/backends/v4l2/v4l2test"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 )
 
 func TestHistoryNearest(t *testing.T) {
@@ -52,7 +53,7 @@ func TestSetPairsFramesWithPostures(t *testing.T) {
 		return cams[0].Open(path)
 	}
 	bottom.Device = "/dev/bottom"
-	info := [hal.NumCameras]hal.CameraInfo{hal.NAOv6Camera(hal.CameraTop), hal.NAOv6Camera(hal.CameraBottom)}
+	info := [hal.NumCameras]hal.CameraInfo{body.NAOCamera(hal.CameraTop), body.NAOCamera(hal.CameraBottom)}
 	s, err := v4l2.NewSet([hal.NumCameras]v4l2.Config{top, bottom}, info, open, nil)
 	if err != nil {
 		t.Fatal(err)

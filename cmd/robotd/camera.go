@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/robotd/robotd/backends/v4l2"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/robot"
 )
 
@@ -27,7 +28,7 @@ func (c *Config) vision() robot.Vision { return c.hooks.vision }
 func (c *CameraConfig) cameraInfos() [hal.NumCameras]hal.CameraInfo {
 	var out [hal.NumCameras]hal.CameraInfo
 	for i, cal := range [hal.NumCameras]CameraCalibration{hal.CameraTop: c.Top, hal.CameraBottom: c.Bottom} {
-		info := hal.NAOv6Camera(hal.CameraID(i))
+		info := body.NAOCamera(hal.CameraID(i))
 		m := &info.Mounting
 		m.Roll, m.Pitch, m.Yaw = m.Roll+cal.Roll, m.Pitch+cal.Pitch, m.Yaw+cal.Yaw
 		in := &info.Intrinsics

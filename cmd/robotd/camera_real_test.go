@@ -269,7 +269,7 @@ func TestRealDaemonSeesThroughFakeCameras(t *testing.T) {
 		if !posed(c.Joints[hal.HeadYaw], c.Joints[hal.HeadPitch], c.Torso) || c.JointsTime <= 0 || c.JointsTime > tick.Time {
 			t.Errorf("hal.camera[%d]: head %v %v, torso %+v at %v (tick %v): not a LoLA map's", i, c.Joints[hal.HeadYaw], c.Joints[hal.HeadPitch], c.Torso, c.JointsTime, tick.Time)
 		}
-		if c.Info.Mounting != hal.NAOv6Camera(hal.CameraID(i)).Mounting || c.Info.Intrinsics.Width != 640 {
+		if c.Info.Mounting != body.NAOCamera(hal.CameraID(i)).Mounting || c.Info.Intrinsics.Width != 640 {
 			t.Errorf("hal.camera[%d]: camera model %+v", i, c.Info)
 		}
 	}

@@ -29,7 +29,7 @@ func TestKnownGeometry(t *testing.T) {
 		{hal.CameraTop, 0.05871, 0.06364, 1.2},
 		{hal.CameraBottom, 0.05071, 0.01774, 39.7},
 	} {
-		info := hal.NAOv6Camera(tc.cam)
+		info := body.NAOCamera(tc.cam)
 		m := New(info, upright(0, 0))
 		h := hip + 0.2115 + tc.mz
 		if !near(m.Height(), h, 1e-12) || !near(m.Pos.X, tc.mx, 1e-12) || m.Pos.Y != 0 {
@@ -50,7 +50,7 @@ func TestKnownGeometry(t *testing.T) {
 	}
 	// The field of view: the image's left edge at the centre row is 28.15°
 	// to the left of the optical axis.
-	m := New(hal.NAOv6Camera(hal.CameraTop), upright(0, 0))
+	m := New(body.NAOCamera(hal.CameraTop), upright(0, 0))
 	d := m.Rot.applyT(m.Ray(0, 240)) // in the camera's frame
 	if a := math.Atan2(d.Y, d.X) * 180 / math.Pi; !near(a, 56.3/2, 1e-9) {
 		t.Errorf("left edge at %v°, want %v°", a, 56.3/2)
@@ -61,7 +61,7 @@ func TestKnownGeometry(t *testing.T) {
 // appears in the middle column, on either side.
 func TestHeadTurnsTheView(t *testing.T) {
 	for _, yaw := range []float64{-1, -0.3, 0.4, 1.2} {
-		m := New(hal.NAOv6Camera(hal.CameraBottom), upright(hal.Radians(yaw), 0.2))
+		m := New(body.NAOCamera(hal.CameraBottom), upright(hal.Radians(yaw), 0.2))
 		s, c := math.Sincos(yaw)
 		u, _, ok := m.GroundToImage(0.6*c, 0.6*s)
 		if !ok || !near(u, 320, 1e-6) {
@@ -73,7 +73,7 @@ func TestHeadTurnsTheView(t *testing.T) {
 		}
 	}
 	// Pitching the head down brings the centre pixel's ground point nearer.
-	m1, m3 := New(hal.NAOv6Camera(hal.CameraTop), upright(0, 0.1)), New(hal.NAOv6Camera(hal.CameraTop), upright(0, 0.3))
+	m1, m3 := New(body.NAOCamera(hal.CameraTop), upright(0, 0.1)), New(body.NAOCamera(hal.CameraTop), upright(0, 0.3))
 	far, _, _ := m1.ImageToGround(320, 240)
 	nearer, _, _ := m3.ImageToGround(320, 240)
 	if !(nearer < far) {
@@ -85,7 +85,7 @@ func TestHeadTurnsTheView(t *testing.T) {
 // the horizon so that it rises on the right... and a robot lying down sees
 // the ground everywhere or nowhere, consistently.
 func TestTorsoTilt(t *testing.T) {
-	info := hal.NAOv6Camera(hal.CameraTop)
+	info := body.NAOCamera(hal.CameraTop)
 	base := New(info, upright(0, 0.3))
 	x0, _, _ := base.ImageToGround(320, 240)
 	p := upright(0, 0.3)
@@ -125,7 +125,7 @@ func TestRoundTrips(t *testing.T) {
 	trips := 0
 	for range 300 {
 		cam := hal.CameraID(rng.IntN(2))
-		info := hal.NAOv6Camera(cam)
+		info := body.NAOCamera(cam)
 		info.Mounting.Roll, info.Mounting.Yaw = hal.Radians(uni(-0.05, 0.05)), hal.Radians(uni(-0.05, 0.05))
 		if rng.IntN(2) == 0 {
 			info.Intrinsics = info.Intrinsics.Scaled(320, 240)
@@ -164,7 +164,7 @@ func TestRoundTrips(t *testing.T) {
 
 // TestBehind: points behind the camera have no pixel.
 func TestBehind(t *testing.T) {
-	m := New(hal.NAOv6Camera(hal.CameraTop), upright(0, 0))
+	m := New(body.NAOCamera(hal.CameraTop), upright(0, 0))
 	if _, _, ok := m.GroundToImage(-2, 0); ok {
 		t.Error("a point behind the robot has a pixel")
 	}
@@ -174,7 +174,7 @@ func TestBehind(t *testing.T) {
 }
 
 func TestAllocationFree(t *testing.T) {
-	f := &hal.CameraFrame{Info: hal.NAOv6Camera(hal.CameraTop)}
+	f := &hal.CameraFrame{Info: body.NAOCamera(hal.CameraTop)}
 	f.Joints[hal.HeadPitch] = 0.2
 	var sink float64
 	if n := testing.AllocsPerRun(100, func() {
@@ -189,7 +189,7 @@ func TestAllocationFree(t *testing.T) {
 }
 
 func BenchmarkImageToGround(b *testing.B) {
-	m := New(hal.NAOv6Camera(hal.CameraTop), upright(0.2, 0.2))
+	m := New(body.NAOCamera(hal.CameraTop), upright(0.2, 0.2))
 	b.ReportAllocs()
 	var s float64
 	for b.Loop() {
@@ -221,7 +221,7 @@ func TestHipHeight(t *testing.T) {
 		t.Errorf("right foot lifted: %v, want the stand's %v", h, stand)
 	}
 	// A lower stance lowers the camera with it.
-	f := &hal.CameraFrame{Info: hal.NAOv6Camera(hal.CameraBottom), Joints: j}
+	f := &hal.CameraFrame{Info: body.NAOCamera(hal.CameraBottom), Joints: j}
 	m := FromFrameLegs(f, leg)
 	if !near(m.Height(), stand+0.2115+0.01774, 1e-9) {
 		t.Errorf("camera height %v", m.Height())

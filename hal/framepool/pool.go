@@ -155,18 +155,30 @@ func (p *Pool[M]) Acquire(r Ref) (*Frame[M], bool) {
 		if n <= 0 || f.gen.Load() != r.Gen {
 			return nil, false
 		}
-		if !f.refs.CompareAndSwap(n, n+1) {
-			continue
+		if ok, retry := f.take(n, r.Gen); !retry {
+			if !ok {
+				return nil, false
+			}
+			return f, true
 		}
-		// Between the checks and the increment the frame may have been
-		// released and published again: then the reference is on another
-		// generation, which is not the one asked for.
-		if f.gen.Load() != r.Gen {
-			f.Release()
-			return nil, false
-		}
-		return f, true
 	}
+}
+
+// take adds a reference if the frame still has n, and then keeps it if
+// the frame is still of generation gen. retry is true if the count
+// changed since it was read as n.
+func (f *Frame[M]) take(n int32, gen uint64) (ok, retry bool) {
+	if !f.refs.CompareAndSwap(n, n+1) {
+		return false, true
+	}
+	// Between the caller's checks and the increment the frame may have
+	// been released and published again: then the reference is on
+	// another generation, which is not the one asked for.
+	if f.gen.Load() != gen {
+		f.Release()
+		return false, false
+	}
+	return true, false
 }
 
 // Latest holds a reference to the newest frame of one stream. It is safe

@@ -129,14 +129,16 @@ func TestLatest(t *testing.T) {
 // check every byte against the frame's metadata before and after a
 // pause: a frame recycled while referenced would fail. Run with -race.
 func TestNoReaderSeesAnOverwrite(t *testing.T) {
-	const frames, size, readers = 4, 4096, 4
-	published := uint64(20000)
+	const frames, size, readers = 8, 4096, 4
+	published := uint64(4000)
 	if testing.Short() {
-		published = 2000
+		published = 1000
 	}
 	p := framepool.New[meta](frames, size)
 	var l framepool.Latest[meta]
-	var board atomic.Uint64 // the newest Ref, packed: slot<<48 | gen
+	// recent are the last Refs published, packed: slot<<48 | gen. Readers
+	// try old ones too, whose frames are mostly free or recycled.
+	var recent [8]atomic.Uint64
 	var stop atomic.Bool
 	var acquired, stale, bad atomic.Int64
 	var wg sync.WaitGroup
@@ -148,7 +150,7 @@ func TestNoReaderSeesAnOverwrite(t *testing.T) {
 				if i%2 == 0 {
 					f, ok = l.Acquire()
 				} else {
-					v := board.Load()
+					v := recent[(i*7+int(acquired.Load()+stale.Load()))%len(recent)].Load()
 					f, ok = p.Acquire(framepool.Ref{Slot: uint32(v >> 48), Gen: v & (1<<48 - 1)})
 					if !ok && v != 0 {
 						stale.Add(1)
@@ -179,7 +181,7 @@ func TestNoReaderSeesAnOverwrite(t *testing.T) {
 		}
 		fill(f, seq)
 		r := p.Publish(f)
-		board.Store(uint64(r.Slot)<<48 | r.Gen)
+		recent[seq%uint64(len(recent))].Store(uint64(r.Slot)<<48 | r.Gen)
 		l.Set(f)
 	}
 	stop.Store(true)

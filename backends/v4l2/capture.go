@@ -331,6 +331,10 @@ func (c *Capture) stream(ctx context.Context, dev Device) (err error) {
 				c.corrupt.Add(1)
 				return fmt.Errorf("v4l2: %s returned buffer %d of %d", c.cfg.Device, b.Index, len(bufs))
 			}
+			if b.Index == newest.Index {
+				c.corrupt.Add(1)
+				return fmt.Errorf("v4l2: %s returned buffer %d twice", c.cfg.Device, b.Index)
+			}
 			if newest.Index >= 0 {
 				c.skipped.Add(1)
 				if err := dev.Queue(newest.Index); err != nil {

@@ -170,7 +170,13 @@ const (
 	ObjPenaltySpot
 	ObjRobot
 	ObjLine
+	// ObjXCrossing is two field lines crossing (an X intersection).
+	ObjXCrossing
 )
+
+// TeamUnknown is Observation.Team for a robot whose team the source cannot
+// tell (an image-based obstacle detector, for example).
+const TeamUnknown uint8 = 2
 
 // Observation is one thing seen this tick, relative to the robot's feet on
 // the ground plane (x forward, y left).
@@ -179,7 +185,8 @@ type Observation struct {
 	// ID distinguishes landmarks of the same kind where the source knows it
 	// (e.g. which goal post), else 0. Robots carry their player number.
 	ID uint8
-	// Team is 0 for own team, 1 for the opponents (robots only).
+	// Team is 0 for own team, 1 for the opponents, TeamUnknown when the
+	// source cannot tell (robots only).
 	Team uint8
 	// Pos is the ground position relative to the feet.
 	Pos Vec2
@@ -188,6 +195,12 @@ type Observation struct {
 	Bearing  Radians
 	// Orientation is the feature's orientation where the source gives it.
 	Orientation Radians
+	// End is a line's second end point (ObjLine only; Pos is the first).
+	End Vec2
+	// DistanceSigma and BearingSigma are the one-sigma uncertainty of
+	// Distance and Bearing; zero when the source does not say.
+	DistanceSigma Metres
+	BearingSigma  Radians
 }
 
 // MaxObservations bounds the observations of one tick.

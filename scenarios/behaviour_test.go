@@ -131,7 +131,7 @@ type teamOptions struct {
 	ball     hal.Vec2
 }
 
-// thesisStart is seed 003's table 5.1: robots 2, 3, 4 start on the side
+// thesisStart is the thesis' table 5.1: robots 2, 3, 4 start on the side
 // lines (facing into the field).
 var thesisStart = []sim.Beam{{X: -3.25, Y: 3, Deg: -90}, {X: -2, Y: -3, Deg: 90}, {X: -1.75, Y: 3, Deg: -90}}
 
@@ -215,7 +215,7 @@ func (tr *teamRun) play(t *testing.T) {
 	}
 }
 
-// thesisBalls is seed 003's table 5.2: the ten ball positions (m).
+// thesisBalls is the thesis' table 5.2: the ten ball positions (m).
 var thesisBalls = []hal.Vec2{
 	{X: 2.25, Y: 0}, {X: 4, Y: -2.5}, {X: 4, Y: 2.5}, {X: 4.5, Y: 3}, {X: 2.25, Y: 3},
 	{X: -4.5, Y: 3}, {X: 4.5, Y: 0}, {X: -3.5, Y: 0}, {X: 4.5, Y: -3}, {X: -4.5, Y: -1},

@@ -141,7 +141,7 @@ func scan(time.Duration) msg.MotionRequest {
 	return msg.MotionRequest{Kind: msg.MotionStand, Head: msg.HeadRequest{Mode: msg.HeadScan}}
 }
 
-// TestRelocalisesAfterKidnap is issue 6's done-when 2: the trainer moves
+// TestRelocalisesAfterKidnap: the trainer moves
 // a localised robot at least 3 m; within 10 s of seeing landmarks again
 // its pose is right.
 func TestRelocalisesAfterKidnap(t *testing.T) {
@@ -202,7 +202,7 @@ func TestRelocalisesAfterKidnap(t *testing.T) {
 	}
 }
 
-// TestBallEstimate is issue 6's done-when 3: with the ball within 2 m and
+// TestBallEstimate: with the ball within 2 m and
 // in view the estimate is within 10 cm (median); unseen for longer than
 // the configured time, it is lost.
 func TestBallEstimate(t *testing.T) {

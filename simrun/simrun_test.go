@@ -41,7 +41,7 @@ func TestTargetFromEnvRejectsGarbage(t *testing.T) {
 	}
 }
 
-// TestRobotStandsAtBeam is issue 4's drop-in check: an in-process robotd
+// TestRobotStandsAtBeam, the drop-in check: an in-process robotd
 // (SimSpark backend over TCP, the daemon's modules) connects to the
 // simulator unchanged, and the trainer/monitor state and the fork's
 // ground truth show it standing where it was beamed. With ROBOTD_SIMSPARK

@@ -36,7 +36,7 @@ func DefaultBusConfig() BusConfig {
 
 // Bus is an in-process team network for robots that run in one process
 // (simulation runs): robots' endpoints exchange datagrams in tick time,
-// with seeded loss, duplication, latency and jitter. It is seed 000's comm
+// with seeded loss, duplication, latency and jitter. It is the Fawkes/Gazebo Robotino simulation's comm
 // hub without sockets.
 type Bus struct {
 	cfg BusConfig

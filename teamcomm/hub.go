@@ -31,7 +31,7 @@ type HubConfig struct {
 	Seed uint64 `json:"seed"`
 }
 
-// Hub relays team messages between robots on one machine (seed 000's comm
+// Hub relays team messages between robots on one machine (the Fawkes/Gazebo Robotino simulation's comm
 // hub): each robot sends to the hub, and the hub forwards every datagram to
 // every other robot it has heard from, dropping, delaying and duplicating
 // them as configured.

@@ -1,4 +1,4 @@
-// Package teamcomm is robotd's team communication (seed 001, TeamChaos):
+// Package teamcomm is robotd's team communication (after TeamChaos, AIBO four-legged league):
 // connectionless datagrams of at most 128 bytes (the SPL limit), typed
 // messages with handlers registered per type (Endpoint, Handle),
 // transparent fragmentation and reassembly of larger (debug) messages with

@@ -1,4 +1,4 @@
-// Package sim is robotd's SimSpark / rcssserver3d backend: seed 003's
+// Package sim is robotd's SimSpark / rcssserver3d backend: the thesis'
 // "Simulation module", rebuilt on the measured facts of
 // internal/traces/testdata.
 //
@@ -33,7 +33,7 @@ const Delay = 2
 // jointMap gives, for each simulator joint, the NAO joint and the sign that
 // turns a simulator angle into a NAO angle.
 //
-// Nine joints are inverted, as seed 003 found: HeadPitch, both
+// Nine joints are inverted, as the thesis found: HeadPitch, both
 // ShoulderPitch, HipPitch, KneePitch and AnklePitch. They are exactly the
 // joints whose hinge axis in the model is the simulator's x axis (the
 // robot's right), which is the NAO's -y; every other axis maps onto a NAO
@@ -125,7 +125,7 @@ func IMUFromSim(gyrDegPerSec, acc [3]float64) hal.IMU {
 // still in flight and will move the joint by v(k-1)·dt between messages k
 // and k+1. Step predicts the angle the commands in flight lead to and asks
 // for the velocity that lands exactly on the target one cycle later (a
-// dead-beat controller, clamped at MaxSpeed). Unlike seed 003's table 3.3
+// dead-beat controller, clamped at MaxSpeed). Unlike the thesis' table 3.3
 // controller, which ignores the commands in flight, it does not oscillate,
 // and a target that moves at a speed below MaxSpeed is followed at that
 // speed.
@@ -242,7 +242,7 @@ func (c *Controller) Stop(j simspark.JointID) float64 {
 // InFlight returns the velocity in force for joint j.
 func (c *Controller) InFlight(j simspark.JointID) float64 { return c.inForce[j] }
 
-// AngleFilter is seed 003 §3.2.4's simulated angle sensor: a complementary
+// AngleFilter is the simulated angle sensor of the thesis (§3.2.4): a complementary
 // filter over gyro and accelerometer. It keeps the direction of "up" in the
 // body frame, turns it with the gyro each cycle, and pulls it towards the
 // accelerometer's specific-force direction with time constant Tau,

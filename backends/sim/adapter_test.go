@@ -264,7 +264,7 @@ func (d *deadbeat) cmd(angle, target float64) float64 {
 	return d.c.Step(simspark.HJ1, angle, target, d.dt)
 }
 
-// naive is seed 003 table 3.3's controller: a velocity proportional to the
+// naive is the thesis' table 3.3 controller: a velocity proportional to the
 // error, ignoring the command in flight, with the gain that closes the
 // error in one cycle (v = error/dt).
 type naive struct{ dt float64 }
@@ -318,7 +318,7 @@ func TestJointTracking(t *testing.T) {
 		t.Logf("%+5.1f° step at dt %v: within 0.5° at message %d (ideal %d cycles + 2), overshoot %.3f°",
 			tc.stepDeg, tc.dt, settled, ideal, overshoot)
 
-		// Seed 003 table 3.3's controller in the same plant: it overshoots,
+		// the thesis' table 3.3 controller in the same plant: it overshoots,
 		// keeps crossing the target and never settles.
 		na := track(&naive{dt: tc.dt}, start, target, tc.dt, 200)
 		crossings, maxOver, lateErr := 0, 0.0, 0.0

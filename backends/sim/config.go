@@ -65,7 +65,7 @@ type Beam struct {
 	Deg float64 `json:"deg"`
 }
 
-// VisionConfig configures the vision adapter (seed 003 §3.2.3) and the
+// VisionConfig configures the vision adapter (the thesis §3.2.3) and the
 // sonars derived from vision (§3.2.5).
 type VisionConfig struct {
 	// FOVDeg is the real camera's horizontal field of view: observations

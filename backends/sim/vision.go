@@ -31,7 +31,7 @@ const (
 // measured joint angles and the filtered torso tilt: the direction comes
 // from the two angles rotated into the robot frame, the ground distance
 // from the camera height and the object's known height by Pythagoras
-// (seed 003 §3.2.3). The server's angles are noisy (about 3.3° standard
+// (the thesis §3.2.3). The server's angles are noisy (about 3.3° standard
 // deviation in this fork, measured against ballpos in vision_headsweep)
 // while its distances are good to about 3 %, so the distance, not the
 // vertical angle, fixes how far away a thing is.

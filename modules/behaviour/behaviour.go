@@ -4,9 +4,9 @@
 // spin, find the ball) composed into roles (striker, supporter, defender,
 // goalie), with the active path published every tick.
 //
-// Roles come from role allocation (package roles: seed 001's Switch!,
+// Roles come from role allocation (package roles: TeamChaos' Switch!, AIBO four-legged league,
 // consistent under packet loss), for which behaviour also writes the team
-// message that team communication sends. The ball search is seed 003's,
+// message that team communication sends. The ball search is the thesis',
 // the 2016 baseline or the 2017 component (package search), chosen by
 // search.strategy; its distribution and targets are published.
 //

@@ -633,7 +633,7 @@ func TestComparer(t *testing.T) {
 			b[valueAt("perception.body")] ^= 1
 		}, "perception.body", "Angles.Roll", []string{"cmd.joints"}},
 		{"vision observation", func(_, b []byte) {
-			o := valueAt("hal.vision") + 1 + 8 + 5*43 + 3 // Obs[5].Pos.X
+			o := valueAt("hal.vision") + 1 + 8 + 5*75 + 3 // Obs[5].Pos.X (an Observation is 75 bytes)
 			b[o] ^= 0x80
 		}, "hal.vision", "Obs[5].Pos.X", nil},
 		{"meta only", func(_, b []byte) {

@@ -1,4 +1,4 @@
-// Package bt is a small behaviour tree (seed 004): nodes that are ticked
+// Package bt is a small behaviour tree (as ROS 2's BehaviorTree.CPP has them): nodes that are ticked
 // once per control cycle and answer Running, Success or Failure, composed
 // by selectors (priority fallbacks) and sequences, with leaves that are
 // conditions or asynchronous actions. An action that answered Running is

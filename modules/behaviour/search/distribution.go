@@ -28,7 +28,7 @@ type Inputs struct {
 }
 
 // ComponentConfig configures the CompositeDistributionGenerator's
-// components (seed 003 §4.2.1.1). A zero time constant turns its
+// components (the thesis §4.2.1.1). A zero time constant turns its
 // component off.
 type ComponentConfig struct {
 	// BallSeen is the time constant with which the segment where the ball
@@ -147,7 +147,7 @@ type Mate struct {
 	Target      hal.Vec2
 }
 
-// Team combines the local distribution with the teammates' (seed 003
+// Team combines the local distribution with the teammates' (the thesis
 // §4.2.1.2): each segment's local probability times the sum of every
 // robot's local probability for it (this robot's included), normalised.
 // Teammates whose distribution is older than cfg.MaxAge, or over another

@@ -1,4 +1,4 @@
-// Package search is the ball search of seed 003: the 2016 baseline (eight
+// Package search is the ball search of the thesis: the 2016 baseline (eight
 // hard-coded points, table 2.1) and the 2017 component (chapter 4): a grid
 // of field segments sized from the ball detector's reliable distance, a
 // positional distribution of the ball over it estimated by a
@@ -22,7 +22,7 @@ import (
 	"github.com/robotd/robotd/msg"
 )
 
-// Grid is the field divided into Cols × Rows equal segments (seed 003
+// Grid is the field divided into Cols × Rows equal segments (the thesis
 // §4.2.1): row-major, row 0 at -y, column 0 at -x.
 type Grid struct {
 	Cols, Rows   int

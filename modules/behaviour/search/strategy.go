@@ -20,7 +20,7 @@ type TravelConfig struct {
 }
 
 // Time returns the estimated time for a robot at pose to go to p and
-// search there (seed 003's Time(pos, center(S_j))).
+// search there (the thesis' Time(pos, center(S_j))).
 func (t *TravelConfig) Time(pose hal.Pose2, p hal.Vec2) float64 {
 	dx, dy := p.X-float64(pose.X), p.Y-float64(pose.Y)
 	d := math.Hypot(dx, dy)
@@ -36,7 +36,7 @@ type Utility interface {
 	Utility(d *Dist, g *Grid, pose hal.Pose2, j int) float64
 }
 
-// SimpleUtility is the SimpleUtilityCalculator (seed 003 §4.2.2.1): the
+// SimpleUtility is the SimpleUtilityCalculator (the thesis §4.2.2.1): the
 // benefit-cost ratio P(S_j) / Time(pos, center(S_j)) (Sarmiento et al.).
 type SimpleUtility struct{ Travel TravelConfig }
 
@@ -45,7 +45,7 @@ func (u *SimpleUtility) Utility(d *Dist, g *Grid, pose hal.Pose2, j int) float64
 	return d.P[j] / u.Travel.Time(pose, g.Centre(j))
 }
 
-// DistributedUtility is the DistributedUtilityCalculator (seed 003
+// DistributedUtility is the DistributedUtilityCalculator (the thesis
 // §4.2.2.2): the local utility divided by the number of robots already
 // visiting the segment (1 + the teammates whose search target is in it).
 type DistributedUtility struct {
@@ -71,7 +71,7 @@ func (u *DistributedUtility) Utility(d *Dist, g *Grid, pose hal.Pose2, j int) fl
 	return u.Local.Utility(d, g, pose, j) / float64(1+u.Visiting[j])
 }
 
-// Simple is the SimpleStrategy (seed 003 §4.2.2): the segment with the
+// Simple is the SimpleStrategy (the thesis §4.2.2): the segment with the
 // highest utility; ties go to the lower index. It returns -1 for an empty
 // grid.
 func Simple(u Utility, d *Dist, g *Grid, pose hal.Pose2) int {
@@ -84,7 +84,7 @@ func Simple(u Utility, d *Dist, g *Grid, pose hal.Pose2) int {
 	return best
 }
 
-// Points2016 are the 2016 FindBall behaviour's search points (seed 003
+// Points2016 are the 2016 FindBall behaviour's search points (the thesis
 // table 2.1), in metres, in the order they are visited.
 var Points2016 = [8]hal.Vec2{
 	{X: -3, Y: 0}, {X: -2, Y: 2}, {X: 0, Y: 1}, {X: 2, Y: 2},

@@ -1,0 +1,347 @@
+package vision
+
+import (
+	"math"
+
+	"github.com/robotd/robotd/hal"
+)
+
+type ballCand struct {
+	u, v, r float64 // guess: centre and expected radius, px
+	length  float64 // the run's length, px
+}
+
+// findBalls collects candidates (stretches of non-field runs on a vertical
+// scan line, below the field boundary, about as long as the projected
+// ball and holding white), fits a circle to the field edge around each and
+// checks it on a 32×32 patch.
+func (p *Pipeline) findBalls() {
+	p.nCands = 0
+	tolR := p.cfg.BallSizeTolerance
+	for ci := range p.cols {
+		rs := p.vruns[p.colStart[ci]:p.colEnd[ci]]
+		u := float64(p.cols[ci])
+		bnd := p.boundaryAt(u)
+		for i := 0; i < len(rs); {
+			if rs[i].cls == clsField {
+				i++
+				continue
+			}
+			// rs runs bottom-up: collect the stretch i..j-1.
+			j, white := i, false
+			for j < len(rs) && rs[j].cls != clsField {
+				white = white || rs[j].cls == clsWhite
+				j++
+			}
+			top, bot := float64(rs[j-1].a), float64(rs[i].b)
+			i = j
+			if !white || bot < bnd {
+				continue
+			}
+			vc := (top + bot) / 2
+			r := p.expectedRadius(u, vc)
+			if r > p.maxBallRadius() {
+				continue
+			}
+			if top < bnd-1 {
+				// The stretch runs on beyond the field: a ball at the
+				// boundary, its top against the background.
+				r = p.expectedRadius(u, bot)
+				if bot-bnd < 0.8*r {
+					continue
+				}
+				top = math.Max(top, bot-2*r)
+				vc = (top + bot) / 2
+			}
+			if r < 1.5 || r > p.maxBallRadius() {
+				continue
+			}
+			l := bot - top + 1
+			// A scan line within a third of a radius of the centre (the
+			// grid's spacing) crosses at least 1.88 radii.
+			if l > 2*r*(1+tolR) || l < 1.3*r*(1-tolR/2) {
+				continue
+			}
+			p.addCand(ballCand{u: u, v: vc, r: r, length: l})
+		}
+	}
+	for k := range p.nCands {
+		c := p.cands[k]
+		b, ok := p.checkBall(c)
+		if !ok {
+			continue
+		}
+		dup := false
+		for i := range p.res.Balls {
+			o := &p.res.Balls[i]
+			if math.Hypot(o.U-b.U, o.V-b.V) < math.Max(o.Radius, b.Radius) {
+				dup = true
+				if b.Score > o.Score {
+					*o = b
+				}
+			}
+		}
+		if !dup && len(p.res.Balls) < maxBalls {
+			p.res.Balls = append(p.res.Balls, b)
+		}
+	}
+}
+
+// maxBallRadius is the largest ball radius looked for: a quarter of the
+// image's height.
+func (p *Pipeline) maxBallRadius() float64 { return float64(p.h) / 4 }
+
+// addCand keeps a candidate unless one within its radius was longer.
+func (p *Pipeline) addCand(c ballCand) {
+	for k := range p.nCands {
+		o := &p.cands[k]
+		if math.Abs(o.u-c.u) < c.r && math.Abs(o.v-c.v) < c.r {
+			if c.length > o.length {
+				*o = c
+			}
+			return
+		}
+	}
+	if p.nCands < p.cfg.MaxBallCandidates {
+		p.cands[p.nCands] = c
+		p.nCands++
+	}
+}
+
+// checkBall fits a circle to the field edges seen from the candidate's
+// centre on 32 rays and classifies the patch it encloses.
+func (p *Pipeline) checkBall(c ballCand) (Ball, bool) {
+	// Rays pointing down end in the ball's shadow: the edge is fitted on
+	// the upper half. A ball in front of the field boundary has no field
+	// above it; then the lower rays are used too.
+	n, lost, beyond := p.edgeRays(c, true, 0)
+	if beyond >= 3 {
+		var l2 int
+		n, l2, _ = p.edgeRays(c, false, n)
+		lost += l2
+	}
+	// A ball stands on the field: field surrounds it except where a
+	// robot or a line touches it (a line seen along its length fails).
+	if n < 7 || lost > 3 {
+		return Ball{}, false
+	}
+	cx, cy, r, ok := fitCircle(p.edgeX[:n], p.edgeY[:n])
+	if !ok {
+		return Ball{}, false
+	}
+	// Drop edge points far from the first fit (rays that ran along a line
+	// or into a robot) and fit again.
+	m := 0
+	for i := range n {
+		if math.Abs(math.Hypot(p.edgeX[i]-cx, p.edgeY[i]-cy)-r) <= math.Max(2, 0.2*r) {
+			p.edgeX[m], p.edgeY[m] = p.edgeX[i], p.edgeY[i]
+			m++
+		}
+	}
+	if m < 8 {
+		return Ball{}, false
+	}
+	cx, cy, r, ok = fitCircle(p.edgeX[:m], p.edgeY[:m])
+	if !ok {
+		return Ball{}, false
+	}
+	// The fit's spread: a ball's edge is round.
+	var res float64
+	for i := range m {
+		e := math.Hypot(p.edgeX[i]-cx, p.edgeY[i]-cy) - r
+		res += e * e
+	}
+	res = math.Sqrt(res / float64(m))
+	if res > math.Max(1.5, 0.12*r) {
+		return Ball{}, false
+	}
+	er := p.expectedRadius(cx, cy)
+	tol := p.cfg.BallSizeTolerance
+	if er < 1.5 || er > p.maxBallRadius() || r < er*(1-tol) || r > er*(1+tol) {
+		return Ball{}, false
+	}
+	score, ok := p.classifyPatch(cx, cy, r)
+	if !ok {
+		return Ball{}, false
+	}
+	pos, ok := p.ballPosition(cx, cy, r)
+	if !ok {
+		return Ball{}, false
+	}
+	return Ball{U: cx, V: cy, Radius: r, Pos: pos, Score: score}, true
+}
+
+// edgeRays scans rays from the candidate's centre (the upper ones, or the
+// others) for the first two field pixels in a row, appending edge points
+// after the first n. lost counts rays that found no field within 2.2
+// radii, beyond those that left the field (crossed its boundary); rays
+// that leave the image count as neither.
+func (p *Pipeline) edgeRays(c ballCand, upper bool, n int) (int, int, int) {
+	lost, beyond := 0, 0
+	maxR := 2.2 * c.r
+	for k := range 32 {
+		s, co := math.Sincos(float64(k) * 2 * math.Pi / 32)
+		if (s <= -0.2) != upper {
+			continue
+		}
+		prevField, found := false, false
+		for t := 0.3 * c.r; t <= maxR; t++ {
+			u, v := c.u+t*co, c.v+t*s
+			ui, vi := int(u+0.5), int(v+0.5)
+			if ui < 0 || vi < 0 || ui >= p.w || vi >= p.h {
+				found = true
+				break
+			}
+			if v < p.boundaryAt(u)-1 {
+				found = true
+				beyond++
+				break
+			}
+			if p.classify(ui, vi) == clsField {
+				if prevField {
+					p.edgeX[n], p.edgeY[n] = c.u+(t-1.5)*co, c.v+(t-1.5)*s
+					n++
+					found = true
+					break
+				}
+				prevField = true
+			} else {
+				prevField = false
+			}
+		}
+		if !found {
+			lost++
+		}
+	}
+	return n, lost, beyond
+}
+
+// fitCircle is the algebraic (Kåsa) least-squares circle through the
+// points.
+func fitCircle(xs, ys []float64) (cx, cy, r float64, ok bool) {
+	n := float64(len(xs))
+	if len(xs) < 3 {
+		return 0, 0, 0, false
+	}
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx /= n
+	my /= n
+	var suu, svv, suv, suuu, svvv, suvv, svuu float64
+	for i := range xs {
+		u, v := xs[i]-mx, ys[i]-my
+		suu += u * u
+		svv += v * v
+		suv += u * v
+		suuu += u * u * u
+		svvv += v * v * v
+		suvv += u * v * v
+		svuu += v * u * u
+	}
+	det := suu*svv - suv*suv
+	if math.Abs(det) < 1e-9 {
+		return 0, 0, 0, false
+	}
+	b1 := 0.5 * (suuu + suvv)
+	b2 := 0.5 * (svvv + svuu)
+	uc := (b1*svv - b2*suv) / det
+	vc := (suu*b2 - suv*b1) / det
+	r = math.Sqrt(uc*uc + vc*vc + (suu+svv)/n)
+	return uc + mx, vc + my, r, finite(r)
+}
+
+// classifyPatch samples a 32×32 patch of 2.5 radii around the circle and
+// decides by hand-written rules what an SPL ball (white with black
+// patches, on the field) looks like: inside, almost no field, a fair
+// share of white and some dark, with strong contrast; around it, mostly
+// field. The score is in (0, 1].
+func (p *Pipeline) classifyPatch(cx, cy, r float64) (float64, bool) {
+	const N = 32
+	half := 1.25 * r
+	var inN, inField, inWhite, coreN, inDark, ringN, ringField, ringOut float64
+	var sy, syy float64
+	for j := range N {
+		for i := range N {
+			du := (float64(i)+0.5)/N*2*half - half
+			dv := (float64(j)+0.5)/N*2*half - half
+			ui, vi := int(cx+du+0.5), int(cy+dv+0.5)
+			k := j*N + i
+			rho := math.Sqrt(du*du+dv*dv) / r
+			if ui < 0 || vi < 0 || ui >= p.w || vi >= p.h {
+				p.patchY[k], p.patchC[k] = 0, 255
+				if rho > 1.15 {
+					ringOut++
+				}
+				continue
+			}
+			y, cu, cv := p.pix(ui, vi)
+			cls := p.classOf(y, cu, cv)
+			p.patchY[k], p.patchC[k] = uint8(y), cls
+			switch {
+			case rho < 0.8:
+				inN++
+				sy += float64(y)
+				syy += float64(y * y)
+				switch cls {
+				case clsField:
+					inField++
+				case clsWhite:
+					inWhite++
+				default:
+					if rho < 0.65 && float64(y) < p.fy+0.5*float64(p.whiteY-int(p.fy)) {
+						inDark++
+					}
+				}
+				if rho < 0.65 {
+					coreN++
+				}
+			case rho > 1.15:
+				if float64(vi) < p.boundaryAt(float64(ui))-1 {
+					break // beyond the field: no evidence
+				}
+				ringN++
+				if cls == clsField {
+					ringField++
+				}
+			}
+		}
+	}
+	if inN < 20 || ringN < 20 {
+		return 0, false
+	}
+	fField, fWhite, fDark := inField/inN, inWhite/inN, inDark/math.Max(1, coreN)
+	mean := sy / inN
+	std := math.Sqrt(math.Max(0, syy/inN-mean*mean))
+	fRing := ringField / ringN
+	// Rules.
+	if fField > 0.1 || fWhite < 0.12 || fDark < 0.12 || fRing < 0.55 {
+		return 0, false
+	}
+	if std < 0.5*p.cfg.MinWhiteContrast {
+		return 0, false
+	}
+	score := (1 - fField) * math.Min(1, fWhite/0.4) * math.Min(1, fDark/0.15) * fRing
+	return score, score > 0.05
+}
+
+// ballPosition is the ball's centre on the ground: its centre ray cut at
+// the ball's radius when the projector can, else the mean of the ground
+// points under its centre ray (too far) and its lowest pixel's (too near).
+func (p *Pipeline) ballPosition(u, v, r float64) (hal.Vec2, bool) {
+	R := float64(p.cfg.Field.BallRadius)
+	if pp, ok := p.proj.(PlaneProjector); ok {
+		x, y, ok := pp.ImageToPlane(u, v, R)
+		if ok && finite(x, y) {
+			return hal.Vec2{X: x, Y: y}, true
+		}
+	}
+	x0, y0, ok0 := p.proj.ImageToGround(u, v)
+	x1, y1, ok1 := p.proj.ImageToGround(u, v+r)
+	if !ok0 || !ok1 || !finite(x0, y0, x1, y1) {
+		return hal.Vec2{}, false
+	}
+	return hal.Vec2{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, true
+}

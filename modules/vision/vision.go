@@ -1,0 +1,336 @@
+// Package vision finds the ball, the field lines and their intersections,
+// the centre circle, penalty marks, the field boundary and obstacles in one
+// YUYV camera image, sparsely, the way the SPL's B-Human and HULKs pipelines
+// do (B-Human Code Release 2019–2024 documentation, "Perception"; HULKs
+// Code Release 2023, "vision"):
+//
+//   - the field colour is estimated from the image itself (the densest
+//     chroma below the horizon), never from a fixed colour table;
+//   - a scan grid whose spacing follows the projected size of the ball and
+//     of the lines (coarse near the robot, dense near the horizon) splits
+//     vertical and horizontal scan lines into runs of field, white and
+//     other;
+//   - the field boundary is the upper envelope of each column's best field
+//     run;
+//   - white runs between field runs become line points on the ground plane,
+//     where RANSAC finds the centre circle and the line segments, and
+//     segment pairs give L, T and X intersections;
+//   - ball candidates are non-field runs as long as the projected ball,
+//     refined by a circle fit on radial edge scans and checked on a 32×32
+//     patch;
+//   - obstacles are tall non-field regions standing on the field.
+//
+// Observations are relative to the robot's feet on the ground plane, with a
+// one-sigma uncertainty derived from the projection, and never carry
+// landmark identities: which corner or which line is the localiser's
+// question. Geometry comes through Projector, which the camera matrix
+// implements.
+//
+// A Pipeline preallocates every buffer in New; Process does not allocate.
+package vision
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/robotd/robotd/field"
+	"github.com/robotd/robotd/hal"
+)
+
+// Projector maps between image pixels and the ground plane in the robot
+// frame (x forward, y left, metres, origin between the feet). It is the
+// camera matrix of the frame being processed.
+type Projector interface {
+	// ImageToGround intersects the pixel's viewing ray with the ground;
+	// ok is false above the horizon.
+	ImageToGround(u, v float64) (x, y float64, ok bool)
+	// GroundToImage projects a ground point; ok is false behind the camera.
+	GroundToImage(x, y float64) (u, v float64, ok bool)
+	// HorizonY is the image row of the horizon at column u.
+	HorizonY(u float64) float64
+}
+
+// PlaneProjector is a Projector that also intersects viewing rays with a
+// horizontal plane at height z. When the Projector has it, the ball's
+// position is its centre ray cut at the ball's radius; otherwise it is
+// estimated from the ground points of its centre and its lowest pixel.
+type PlaneProjector interface {
+	ImageToPlane(u, v, z float64) (x, y float64, ok bool)
+}
+
+// Image is one YUYV 4:2:2 frame: per pair of pixels the bytes Y0 U Y1 V,
+// rows without padding.
+type Image struct {
+	Data          []byte
+	Width, Height int
+}
+
+// Errors returned by Process for input it cannot use.
+var (
+	ErrImageSize   = errors.New("vision: image size invalid")
+	ErrShortBuffer = errors.New("vision: image buffer shorter than width*height*2")
+	ErrNoProjector = errors.New("vision: no projector")
+)
+
+// Config tunes the pipeline. Zero values take the defaults of
+// DefaultConfig; Validate states the ranges.
+type Config struct {
+	// MaxWidth and MaxHeight bound the frames Process accepts; buffers are
+	// sized for them.
+	MaxWidth, MaxHeight int
+	// ColumnSpacing is the distance of the densest vertical scan lines, px.
+	ColumnSpacing int
+	// FieldSampleStep is the spacing of the grid that estimates the field
+	// colour, px.
+	FieldSampleStep int
+	// FieldGreenRatio is the fraction of the field colour's saturation (its
+	// chroma distance from grey, along the same hue) a pixel needs to count
+	// as field.
+	FieldGreenRatio float64
+	// MinFieldSaturation is the least chroma distance from grey the
+	// estimated field colour must have; below it the image shows no field.
+	MinFieldSaturation float64
+	// MinWhiteContrast is the least luma above the field's mean for white.
+	MinWhiteContrast float64
+	// Field is the field's geometry (ball radius, line width, centre
+	// circle).
+	Field field.Dimensions
+	// LineWidth is the width of the field lines.
+	LineWidth hal.Metres
+	// MaxDistance bounds what is reported, m.
+	MaxDistance hal.Metres
+	// RansacIterations is the number of hypotheses per RANSAC model.
+	RansacIterations int
+	// MaxLines bounds the line segments per frame.
+	MaxLines int
+	// MinLinePoints and MinLineLength are the least support of a segment.
+	MinLinePoints int
+	MinLineLength hal.Metres
+	// LineTolerance is the inlier distance of line and circle points at the
+	// robot; it grows by LineToleranceSlope per metre of distance.
+	LineTolerance      hal.Metres
+	LineToleranceSlope float64
+	// MinCirclePoints is the least support of the centre circle.
+	MinCirclePoints int
+	// BallSizeTolerance is the relative deviation of a ball's radius in
+	// the image from the projected one that is still accepted.
+	BallSizeTolerance float64
+	// MaxBallCandidates bounds the candidates checked per frame.
+	MaxBallCandidates int
+	// PixelSigma is the one-sigma pixel error behind the reported
+	// uncertainty.
+	PixelSigma float64
+}
+
+// DefaultConfig returns the defaults: NAO v6 top camera size, SPL field.
+func DefaultConfig() Config {
+	return Config{
+		MaxWidth: 640, MaxHeight: 480,
+		ColumnSpacing:      4,
+		FieldSampleStep:    8,
+		FieldGreenRatio:    0.35,
+		MinFieldSaturation: 4,
+		MinWhiteContrast:   22,
+		Field:              field.SPL(),
+		LineWidth:          0.05,
+		MaxDistance:        9,
+		RansacIterations:   80,
+		MaxLines:           8,
+		MinLinePoints:      5,
+		MinLineLength:      0.3,
+		LineTolerance:      0.04,
+		LineToleranceSlope: 0.015,
+		MinCirclePoints:    8,
+		BallSizeTolerance:  0.45,
+		MaxBallCandidates:  64,
+		PixelSigma:         1.5,
+	}
+}
+
+// withDefaults fills zero fields from DefaultConfig.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	setI := func(p *int, v int) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	setF := func(p *float64, v float64) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	setM := func(p *hal.Metres, v hal.Metres) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	setI(&c.MaxWidth, d.MaxWidth)
+	setI(&c.MaxHeight, d.MaxHeight)
+	setI(&c.ColumnSpacing, d.ColumnSpacing)
+	setI(&c.FieldSampleStep, d.FieldSampleStep)
+	setF(&c.FieldGreenRatio, d.FieldGreenRatio)
+	setF(&c.MinFieldSaturation, d.MinFieldSaturation)
+	setF(&c.MinWhiteContrast, d.MinWhiteContrast)
+	if c.Field == (field.Dimensions{}) {
+		c.Field = d.Field
+	}
+	setM(&c.LineWidth, d.LineWidth)
+	setM(&c.MaxDistance, d.MaxDistance)
+	setI(&c.RansacIterations, d.RansacIterations)
+	setI(&c.MaxLines, d.MaxLines)
+	setI(&c.MinLinePoints, d.MinLinePoints)
+	setM(&c.MinLineLength, d.MinLineLength)
+	setM(&c.LineTolerance, d.LineTolerance)
+	setF(&c.LineToleranceSlope, d.LineToleranceSlope)
+	setI(&c.MinCirclePoints, d.MinCirclePoints)
+	setF(&c.BallSizeTolerance, d.BallSizeTolerance)
+	setI(&c.MaxBallCandidates, d.MaxBallCandidates)
+	setF(&c.PixelSigma, d.PixelSigma)
+	return c
+}
+
+// Validate reports the first field out of its range.
+func (c Config) Validate() error {
+	switch {
+	case c.MaxWidth < 16 || c.MaxWidth > 4096 || c.MaxWidth%2 != 0:
+		return fmt.Errorf("vision config: max_width %d not even in [16, 4096]", c.MaxWidth)
+	case c.MaxHeight < 16 || c.MaxHeight > 4096:
+		return fmt.Errorf("vision config: max_height %d not in [16, 4096]", c.MaxHeight)
+	case c.ColumnSpacing < 1 || c.ColumnSpacing > 32:
+		return fmt.Errorf("vision config: column_spacing %d not in [1, 32]", c.ColumnSpacing)
+	case c.FieldSampleStep < 2 || c.FieldSampleStep > 64:
+		return fmt.Errorf("vision config: field_sample_step %d not in [2, 64]", c.FieldSampleStep)
+	case c.FieldGreenRatio <= 0 || c.FieldGreenRatio >= 1:
+		return fmt.Errorf("vision config: field_green_ratio %g not in (0, 1)", c.FieldGreenRatio)
+	case c.MinFieldSaturation < 1 || c.MinFieldSaturation > 100:
+		return fmt.Errorf("vision config: min_field_saturation %g not in [1, 100]", c.MinFieldSaturation)
+	case c.MinWhiteContrast < 1 || c.MinWhiteContrast > 200:
+		return fmt.Errorf("vision config: min_white_contrast %g not in [1, 200]", c.MinWhiteContrast)
+	case c.Field.BallRadius <= 0.01 || c.Field.BallRadius > 0.5:
+		return fmt.Errorf("vision config: ball radius %g m not in (0.01, 0.5]", c.Field.BallRadius)
+	case c.Field.CentreCircleRadius <= 0.1 || c.Field.CentreCircleRadius > 5:
+		return fmt.Errorf("vision config: centre circle radius %g m not in (0.1, 5]", c.Field.CentreCircleRadius)
+	case c.LineWidth <= 0.005 || c.LineWidth > 0.5:
+		return fmt.Errorf("vision config: line_width %g m not in (0.005, 0.5]", c.LineWidth)
+	case c.MaxDistance < 1 || c.MaxDistance > 50:
+		return fmt.Errorf("vision config: max_distance %g m not in [1, 50]", c.MaxDistance)
+	case c.RansacIterations < 1 || c.RansacIterations > 10000:
+		return fmt.Errorf("vision config: ransac_iterations %d not in [1, 10000]", c.RansacIterations)
+	case c.MaxLines < 1 || c.MaxLines > maxLines:
+		return fmt.Errorf("vision config: max_lines %d not in [1, %d]", c.MaxLines, maxLines)
+	case c.MinLinePoints < 2 || c.MinLinePoints > 100:
+		return fmt.Errorf("vision config: min_line_points %d not in [2, 100]", c.MinLinePoints)
+	case c.MinLineLength <= 0 || c.MinLineLength > 10:
+		return fmt.Errorf("vision config: min_line_length %g m not in (0, 10]", c.MinLineLength)
+	case c.LineTolerance <= 0 || c.LineTolerance > 1:
+		return fmt.Errorf("vision config: line_tolerance %g m not in (0, 1]", c.LineTolerance)
+	case c.LineToleranceSlope < 0 || c.LineToleranceSlope > 1:
+		return fmt.Errorf("vision config: line_tolerance_slope %g not in [0, 1]", c.LineToleranceSlope)
+	case c.MinCirclePoints < 4 || c.MinCirclePoints > 200:
+		return fmt.Errorf("vision config: min_circle_points %d not in [4, 200]", c.MinCirclePoints)
+	case c.BallSizeTolerance <= 0 || c.BallSizeTolerance >= 1:
+		return fmt.Errorf("vision config: ball_size_tolerance %g not in (0, 1)", c.BallSizeTolerance)
+	case c.MaxBallCandidates < 1 || c.MaxBallCandidates > maxBallCandidates:
+		return fmt.Errorf("vision config: max_ball_candidates %d not in [1, %d]", c.MaxBallCandidates, maxBallCandidates)
+	case c.PixelSigma <= 0 || c.PixelSigma > 50:
+		return fmt.Errorf("vision config: pixel_sigma %g not in (0, 50]", c.PixelSigma)
+	}
+	return nil
+}
+
+// Fixed bounds of the per-frame results.
+const (
+	maxLines          = 16
+	maxBallCandidates = 128
+	maxBalls          = 4
+	maxIntersections  = 16
+	maxMarks          = 4
+	maxObstacles      = 8
+	maxLinePoints     = 1024
+)
+
+// Segment is a field line found on the ground.
+type Segment struct {
+	A, B    hal.Vec2
+	Inliers int
+}
+
+// Intersection is where two line segments meet: Kind is hal.ObjCorner (L),
+// hal.ObjTJunction (T) or hal.ObjXCrossing (X).
+type Intersection struct {
+	Kind        hal.ObjectKind
+	Pos         hal.Vec2
+	Orientation float64
+}
+
+// Ball is a ball found in the image: centre and radius in pixels, position
+// on the ground.
+type Ball struct {
+	U, V, Radius float64
+	Pos          hal.Vec2
+	Score        float64
+}
+
+// Obstacle is a tall non-field region standing on the field: its foot
+// point on the ground and its width there, its image columns and foot row.
+type Obstacle struct {
+	Pos    hal.Vec2
+	Width  float64
+	U0, U1 int
+	V      int
+}
+
+// Colour is a YUV colour.
+type Colour struct{ Y, U, V float64 }
+
+// Result is everything one frame gave. It belongs to the Pipeline and is
+// overwritten by the next Process.
+type Result struct {
+	// FieldFound is false when the image shows no field colour; nothing
+	// else is then reported.
+	FieldFound bool
+	Field      Colour
+	// BoundaryU and BoundaryV are the field boundary's polyline, one point
+	// per vertical scan line (V = Height when the column shows no field).
+	BoundaryU, BoundaryV []float64
+	// LinePoints is the number of line points on the ground.
+	LinePoints    int
+	Lines         []Segment
+	CircleFound   bool
+	Circle        hal.Vec2
+	Intersections []Intersection
+	Marks         []hal.Vec2
+	Balls         []Ball
+	Obstacles     []Obstacle
+}
+
+// BoundaryAt is the field boundary's row at column u (linear between scan
+// lines); ok is false without a boundary.
+func (r *Result) BoundaryAt(u float64) (v float64, ok bool) {
+	n := len(r.BoundaryU)
+	if n == 0 {
+		return 0, false
+	}
+	if u <= r.BoundaryU[0] {
+		return r.BoundaryV[0], true
+	}
+	for i := 1; i < n; i++ {
+		if u <= r.BoundaryU[i] {
+			t := (u - r.BoundaryU[i-1]) / (r.BoundaryU[i] - r.BoundaryU[i-1])
+			return r.BoundaryV[i-1] + t*(r.BoundaryV[i]-r.BoundaryV[i-1]), true
+		}
+	}
+	return r.BoundaryV[n-1], true
+}
+
+// finite reports whether all values are finite numbers.
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}

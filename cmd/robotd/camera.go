@@ -16,11 +16,14 @@ type hooks struct {
 }
 
 // vision is the image-processing stage between the cameras and
-// perception (robot.Vision). robotd has none of its own yet: with none,
-// the frames of a robot's cameras reach the blackboard (hal.camera) and
-// nothing turns them into observations. Package modules/vision's pipeline
-// plugs in here.
-func (c *Config) vision() robot.Vision { return c.hooks.vision }
+// perception (robot.Vision): package modules/vision's pipeline with its
+// defaults, on the NAO v6's legs (the camera matrix's hip height).
+func (c *Config) vision() robot.Vision {
+	if c.hooks.vision != nil {
+		return c.hooks.vision
+	}
+	return robot.DefaultVision()
+}
 
 // cameraInfos returns the NAO v6 cameras' models with the robot's
 // calibration: the rotation offsets added to the mounting, and the

@@ -124,12 +124,7 @@ const minDown = 1e-3
 // ImageToGround returns where pixel (u, v) sees the ground plane, in the
 // robot frame; ok is false for a pixel at or above the horizon.
 func (m *Matrix) ImageToGround(u, v float64) (x, y float64, ok bool) {
-	d := m.Ray(u, v)
-	if n := math.Hypot(d.X, d.Y); d.Z >= -minDown*n || m.Pos.Z <= 0 {
-		return 0, 0, false
-	}
-	t := -m.Pos.Z / d.Z
-	return m.Pos.X + t*d.X, m.Pos.Y + t*d.Y, true
+	return m.ImageToPlane(u, v, 0)
 }
 
 // GroundToImage returns the pixel at which the ground point (x, y) of the
@@ -180,4 +175,17 @@ func (m *Matrix) SizeAt(s, d float64) float64 {
 		return 0
 	}
 	return m.In.FX * s / d
+}
+
+// ImageToPlane returns where pixel (u, v) sees the horizontal plane at
+// height z (a ball's centre at its radius); ok is false for a ray that
+// does not go down to it.
+func (m *Matrix) ImageToPlane(u, v, z float64) (x, y float64, ok bool) {
+	d := m.Ray(u, v)
+	h := m.Pos.Z - z
+	if n := math.Hypot(d.X, d.Y); d.Z >= -minDown*n || h <= 0 {
+		return 0, 0, false
+	}
+	t := -h / d.Z
+	return m.Pos.X + t*d.X, m.Pos.Y + t*d.Y, true
 }

@@ -227,3 +227,22 @@ func TestHipHeight(t *testing.T) {
 		t.Errorf("camera height %v", m.Height())
 	}
 }
+
+// TestImageToPlane: a point at height z projected into the image comes
+// back from its pixel on the plane at z.
+func TestImageToPlane(t *testing.T) {
+	m := New(body.NAOCamera(hal.CameraTop), upright(0.3, 0.25))
+	for _, p := range []hal.Vec3{{X: 1, Y: 0.2, Z: 0.05}, {X: 3, Y: -1, Z: 0.05}, {X: 0.6, Z: 0.3}} {
+		u, v, ok := m.PointToImage(p)
+		if !ok {
+			t.Fatalf("%+v not in front", p)
+		}
+		x, y, ok := m.ImageToPlane(u, v, p.Z)
+		if !ok || !near(x, p.X, 1e-9) || !near(y, p.Y, 1e-9) {
+			t.Errorf("%+v → (%v, %v) → (%v, %v) %v", p, u, v, x, y, ok)
+		}
+	}
+	if _, _, ok := m.ImageToPlane(320, 400, 2); ok {
+		t.Error("a plane above the camera was hit")
+	}
+}

@@ -220,7 +220,11 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	body := robot.BodyOf(dev)
 	cfg.Motion.Body = robot.KindOf(dev)
 	mods := newModules(cfg, body)
-	mods = append(mods, robot.VisionModules(dev, cfg.vision())...)
+	if body == robot.Legs {
+		// A Robotino's camera has no modelled mounting, so no camera
+		// matrix: its frames reach the board, unprocessed.
+		mods = append(mods, robot.VisionModules(dev, cfg.vision())...)
+	}
 	if nw := startNetwork(ctx, cfg, reg, log); nw != nil {
 		defer func() {
 			if err := nw.Close(); err != nil {

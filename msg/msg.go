@@ -26,6 +26,10 @@ var (
 	VisionKey      = blackboard.NewKey[hal.Vision]("hal.vision")
 	GameStateKey   = blackboard.NewKey[hal.GameState]("hal.game_state")
 	GroundTruthKey = blackboard.NewKey[hal.GroundTruth]("hal.ground_truth")
+	// CameraKey is the newest frame of each camera: its pixels' Ref in the
+	// backend's frame pool (hal.CameraSensor.Frames) and the posture it was
+	// taken in. The pixels themselves never travel through the board.
+	CameraKey = blackboard.NewKey[hal.CameraFrames]("hal.camera")
 )
 
 // Command entries, handed to the backend at the end of each tick.

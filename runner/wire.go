@@ -47,6 +47,9 @@ func (r *Runner) wireHAL() error {
 	if c, ok := d.(hal.VisionSensor); ok {
 		add(sensor(r, msg.VisionKey, c.ReadVision))
 	}
+	if c, ok := d.(hal.CameraSensor); ok {
+		add(sensor(r, msg.CameraKey, c.ReadCamera))
+	}
 	if c, ok := d.(hal.GameStateSensor); ok {
 		add(sensor(r, msg.GameStateKey, c.ReadGameState))
 	}

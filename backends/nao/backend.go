@@ -25,6 +25,7 @@ import (
 
 	"github.com/tinylib/msgp/msgp"
 
+	"github.com/robotd/robotd/backends/v4l2"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/internal/reconnect"
@@ -122,11 +123,27 @@ type Backend struct {
 
 	rejectLogAt time.Time
 	rejectQuiet int
+
+	cams *v4l2.Set
+}
+
+// Options are what a NAO backend takes besides its configuration.
+type Options struct {
+	// OpenCamera opens a camera's device node (nil: the kernel's).
+	OpenCamera v4l2.Opener
+	// Cameras are the cameras' models, calibration applied; a zero
+	// CameraInfo is the nominal NAO v6 camera (body.NAOCamera).
+	Cameras [hal.NumCameras]hal.CameraInfo
 }
 
 // New returns a backend for cfg. It does not connect: the first Next
 // starts dialling, and Next ticks (disconnected) until LoLA answers.
 func New(cfg Config, log *slog.Logger) (*Backend, error) {
+	return NewWithOptions(cfg, log, Options{})
+}
+
+// NewWithOptions is New with opts.
+func NewWithOptions(cfg Config, log *slog.Logger, opts Options) (*Backend, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("nao: invalid configuration: %w", err)
 	}
@@ -146,6 +163,16 @@ func New(cfg Config, log *slog.Logger) (*Backend, error) {
 		wbuf:   make([]byte, 0, lola.ActuatorPacketSize),
 		chest:  chestGesture{n: cfg.ChestPresses, window: cfg.ChestWindow.D()},
 	}
+	for i := range opts.Cameras {
+		if opts.Cameras[i] == (hal.CameraInfo{}) {
+			opts.Cameras[i] = body.NAOCamera(hal.CameraID(i))
+		}
+	}
+	cams, err := v4l2.NewSet(cfg.Cameras.configs(), opts.Cameras, opts.OpenCamera, b.log)
+	if err != nil {
+		return nil, fmt.Errorf("nao: cameras: %w", err)
+	}
+	b.cams = cams
 	b.timer.Stop()
 	for range numFrames {
 		b.free <- &frame{buf: make([]byte, cfg.MaxPacket)}
@@ -181,6 +208,7 @@ func (b *Backend) start() {
 	b.t0 = time.Now()
 	b.lastWall = b.t0
 	go b.run()
+	b.cams.Start(b.ctx, v4l2.MonotonicClock(b.t0))
 }
 
 // run is the connection goroutine: dial, read maps until the connection
@@ -485,6 +513,7 @@ func (b *Backend) connectedTick(at time.Duration) hal.Tick {
 	}
 	b.c.packets.Add(1)
 	convert(&b.cfg, &b.sensors, &b.st)
+	b.cams.Record(t, &b.st.joints.Angle, b.st.angles)
 	if b.chest.update(b.st.buttons.Pressed(hal.ChestButton), t) {
 		switch {
 		case !b.limp:
@@ -634,6 +663,7 @@ func (b *Backend) Close() error {
 	if b.started {
 		<-b.done
 	}
+	b.cams.Wait()
 	if b.conn != nil {
 		b.conn.Close()
 		b.conn = nil
@@ -666,6 +696,14 @@ func (b *Backend) ReadButtons(v *hal.Buttons) { *v = b.st.buttons }
 // ReadBattery implements hal.BatterySensor.
 func (b *Backend) ReadBattery(v *hal.Battery) { *v = b.st.battery }
 
+// ReadCamera implements hal.CameraSensor: each camera's newest frame with
+// the joint angles and torso orientation of the sensor map nearest its
+// exposure.
+func (b *Backend) ReadCamera(v *hal.CameraFrames) { b.cams.Read(v) }
+
+// Frames implements hal.CameraSensor.
+func (b *Backend) Frames() *hal.FramePool { return b.cams.Frames() }
+
 // WriteLEDs implements hal.LEDActuator.
 func (b *Backend) WriteLEDs(v *hal.LEDs) { b.leds = *v }
 
@@ -682,6 +720,7 @@ var (
 	_ hal.LEDActuator     = (*Backend)(nil)
 	_ hal.BatterySensor   = (*Backend)(nil)
 	_ hal.StatsReporter   = (*Backend)(nil)
+	_ hal.CameraSensor    = (*Backend)(nil)
 )
 
 // BodyKind says the robot is a NAO v6.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/robotd/robotd/backends/v4l2"
 	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/proto/lola"
 )
 
@@ -79,6 +81,30 @@ type Config struct {
 	// that sends float64 needs more). A longer one means a corrupt stream,
 	// and the connection is made anew.
 	MaxPacket int `json:"max_packet"`
+	// Cameras configures the two cameras' capture (device "" turns one
+	// off).
+	Cameras Cameras `json:"cameras"`
+}
+
+// Cameras is the capture of the NAO v6's cameras: two OV5640 sensors
+// behind uvcvideo, whose device nodes the NAO's udev rules name
+// /dev/video-top and /dev/video-bottom. The top sensor is mounted upside
+// down and is flipped through its UVC extension unit.
+type Cameras struct {
+	Top    v4l2.Config `json:"top"`
+	Bottom v4l2.Config `json:"bottom"`
+}
+
+// DefaultCameras returns both cameras at 640 × 480, 30 fps.
+func DefaultCameras() Cameras {
+	c := Cameras{Top: v4l2.DefaultConfig("/dev/video-top"), Bottom: v4l2.DefaultConfig("/dev/video-bottom")}
+	c.Top.Flip = v4l2.FlipXU
+	return c
+}
+
+// configs returns the cameras' configurations in hal.CameraID order.
+func (c Cameras) configs() [hal.NumCameras]v4l2.Config {
+	return [hal.NumCameras]v4l2.Config{hal.CameraTop: c.Top, hal.CameraBottom: c.Bottom}
 }
 
 // DefaultConfig returns the defaults.
@@ -100,6 +126,7 @@ func DefaultConfig() Config {
 		BatteryOrder:  BatteryStatusCurrent,
 		ChargingMask:  0x80, ChargingWhenSet: true,
 		MaxPacket: 4096,
+		Cameras:   DefaultCameras(),
 	}
 }
 
@@ -158,6 +185,12 @@ func (c Config) Validate() error {
 	}
 	if c.MaxPacket < lola.SensorPacketSize || c.MaxPacket > 1<<20 {
 		bad("max_packet %d is outside %d..%d", c.MaxPacket, lola.SensorPacketSize, 1<<20)
+	}
+	if err := c.Cameras.Top.Validate(); err != nil {
+		bad("cameras.top: %w", err)
+	}
+	if err := c.Cameras.Bottom.Validate(); err != nil {
+		bad("cameras.bottom: %w", err)
 	}
 	return errors.Join(errs...)
 }

@@ -40,6 +40,7 @@ func (b *Backend) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPackets, descMalformed, descRejected, descSkipped, descCommands, descStalls, descLost, descWriteErrs, descCorrupt, descLimp} {
 		ch <- d
 	}
+	b.cams.Describe(ch)
 }
 
 // Collect implements prometheus.Collector.
@@ -58,4 +59,5 @@ func (b *Backend) Collect(ch chan<- prometheus.Metric) {
 		limp = 1
 	}
 	ch <- prometheus.MustNewConstMetric(descLimp, prometheus.GaugeValue, limp)
+	b.cams.Collect(ch)
 }

@@ -98,6 +98,17 @@ func Detect(cfg Config) (Kind, string, error) {
 // New detects the robot (see Detect) and returns its device, its kind
 // and where it was found. The device connects on its first Next.
 func New(cfg Config, log *slog.Logger) (hal.Device, Kind, string, error) {
+	return NewWithOptions(cfg, log, Options{})
+}
+
+// Options are what the robots' backends take besides the configuration.
+type Options struct {
+	NAO      nao.Options
+	Robotino robotino.Options
+}
+
+// NewWithOptions is New with each robot's options.
+func NewWithOptions(cfg Config, log *slog.Logger, opts Options) (hal.Device, Kind, string, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, "", "", fmt.Errorf("config: %w", err)
 	}
@@ -107,13 +118,13 @@ func New(cfg Config, log *slog.Logger) (hal.Device, Kind, string, error) {
 	}
 	switch kind {
 	case KindNAO:
-		d, err := nao.New(cfg.NAO, log)
+		d, err := nao.NewWithOptions(cfg.NAO, log, opts.NAO)
 		if err != nil {
 			return nil, "", "", fmt.Errorf("real: %w", err)
 		}
 		return d, kind, where, nil
 	default:
-		d, err := robotino.New(cfg.Robotino, log, robotino.Options{})
+		d, err := robotino.New(cfg.Robotino, log, opts.Robotino)
 		if err != nil {
 			return nil, "", "", fmt.Errorf("real: %w", err)
 		}

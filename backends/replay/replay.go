@@ -95,8 +95,12 @@ type Backend struct {
 	battery input[hal.Battery]
 	base    input[hal.BaseState]
 	vision  input[hal.Vision]
-	game    input[hal.GameState]
-	truth   input[hal.GroundTruth]
+	camera  input[hal.CameraFrames]
+	// frames is an empty pool: a recording holds the cameras' frames
+	// (hal.camera) but not their pixels, so no recorded Ref acquires.
+	frames *hal.FramePool
+	game   input[hal.GameState]
+	truth  input[hal.GroundTruth]
 
 	cmds Commands
 }
@@ -112,7 +116,7 @@ type Commands struct {
 // if the recording has no "hal.tick" entry or records a sensor entry with a
 // layout this build's type does not have. The backend closes src on Close.
 func New(src *record.Reader) (*Backend, error) {
-	b := &Backend{src: src, schema: src.Schema()}
+	b := &Backend{src: src, schema: src.Schema(), frames: hal.NewFramePool(1, 0)}
 	errs := []error{
 		bind(b, &b.tick, msg.TickKey),
 		bind(b, &b.joints, msg.JointsKey),
@@ -124,6 +128,7 @@ func New(src *record.Reader) (*Backend, error) {
 		bind(b, &b.battery, msg.BatteryKey),
 		bind(b, &b.base, msg.BaseKey),
 		bind(b, &b.vision, msg.VisionKey),
+		bind(b, &b.camera, msg.CameraKey),
 		bind(b, &b.game, msg.GameStateKey),
 		bind(b, &b.truth, msg.GroundTruthKey),
 	}
@@ -242,6 +247,13 @@ func (b *Backend) ReadBase(v *hal.BaseState) { *v = b.base.val }
 
 // ReadVision implements hal.VisionSensor.
 func (b *Backend) ReadVision(v *hal.Vision) { *v = b.vision.val }
+
+// ReadCamera implements hal.CameraSensor: the recorded frames' metadata.
+func (b *Backend) ReadCamera(v *hal.CameraFrames) { *v = b.camera.val }
+
+// Frames implements hal.CameraSensor: a pool without the recording's
+// pixels (a recording has none), in which no recorded Ref acquires.
+func (b *Backend) Frames() *hal.FramePool { return b.frames }
 
 // ReadGameState implements hal.GameStateSensor.
 func (b *Backend) ReadGameState(v *hal.GameState) { *v = b.game.val }

@@ -31,6 +31,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/robotd/robotd/backends/v4l2"
 	"io"
 	"log/slog"
 	"math"
@@ -91,6 +92,11 @@ func (r *portReader) Read(b []byte) (int, error) { return r.p.Read(b) }
 type Options struct {
 	// GPIO, if not nil, is used instead of opening Config.GPIO.
 	GPIO GPIO
+	// OpenCamera opens the camera's device node (nil: the kernel's).
+	OpenCamera v4l2.Opener
+	// Camera is the camera's model (its intrinsics for
+	// Config.Camera's image size, and mounting).
+	Camera hal.CameraInfo
 }
 
 // Backend is a Robotino 3 base. It implements hal.Device, OmniBase,
@@ -170,6 +176,8 @@ type Backend struct {
 
 	rejectLogAt time.Time // wall time of the next allowed rejection log
 	rejectQuiet int
+
+	cams *v4l2.Set
 }
 
 // counters are the backend's counts beyond the decoder's.
@@ -227,9 +235,25 @@ func New(cfg Config, log *slog.Logger, opts Options) (*Backend, error) {
 		b.free <- new(payload)
 	}
 	b.imu.Accel = hal.Vec3{Z: float64(hal.Gravity)}
+	cams, err := v4l2.NewSet([hal.NumCameras]v4l2.Config{hal.CameraTop: cfg.Camera},
+		[hal.NumCameras]hal.CameraInfo{hal.CameraTop: opts.Camera}, opts.OpenCamera, b.log)
+	if err != nil {
+		if b.ownGPIO {
+			_ = b.gpio.Close()
+		}
+		return nil, fmt.Errorf("robotino: camera: %w", err)
+	}
+	b.cams = cams
 	b.ctx, b.cancel = context.WithCancel(context.Background())
 	return b, nil
 }
+
+// ReadCamera implements hal.CameraSensor: the camera's newest frame (a
+// Robotino has no joints: its frames carry none).
+func (b *Backend) ReadCamera(v *hal.CameraFrames) { b.cams.Read(v) }
+
+// Frames implements hal.CameraSensor.
+func (b *Backend) Frames() *hal.FramePool { return b.cams.Frames() }
 
 // Stats implements hal.StatsReporter: Errors counts framing errors
 // (garbage runs included), malformed replies, late replies, failed ports
@@ -267,6 +291,7 @@ func (b *Backend) start() {
 	b.t0 = time.Now()
 	b.lastWall = b.t0
 	go b.run()
+	b.cams.Start(b.ctx, v4l2.MonotonicClock(b.t0))
 }
 
 // run is the port goroutine: find and open the port, do the start-up
@@ -882,6 +907,7 @@ func (b *Backend) Close() error {
 	if b.started {
 		<-b.done
 	}
+	b.cams.Wait()
 	var err error
 	if b.port != nil {
 		err = b.port.Close()

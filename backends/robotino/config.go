@@ -3,6 +3,7 @@ package robotino
 import (
 	"errors"
 	"fmt"
+	"github.com/robotd/robotd/backends/v4l2"
 	"math"
 	"time"
 
@@ -100,6 +101,10 @@ type Config struct {
 
 	// GPIO configures the emergency-stop input and the status LED.
 	GPIO GPIOConfig `json:"gpio"`
+	// Camera is the capture of a USB (UVC) camera on the robot, through
+	// the same code as the NAO's (package v4l2); device "" (the default)
+	// means none.
+	Camera v4l2.Config `json:"camera"`
 }
 
 // GPIOConfig configures GPIO through the Linux GPIO character device
@@ -154,6 +159,7 @@ func DefaultConfig() Config {
 		GyroScale:        1,
 		BatteryEmpty:     22,
 		BatteryFull:      24.5,
+		Camera:           v4l2.DefaultConfig(""),
 	}
 }
 
@@ -225,6 +231,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := proto.NewKinematics(c.driveParams()); err != nil {
 		bad("%w", err)
+	}
+	if err := c.Camera.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("robotino: camera: %w", err))
 	}
 	return errors.Join(errs...)
 }

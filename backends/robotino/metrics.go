@@ -20,10 +20,12 @@ func (b *Backend) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descFrames, descFrameErrors, descGarbageBytes, descRejected, descTimeouts, descLost, descWriteErrs, descBaseErrors, descStops, descStopped} {
 		ch <- d
 	}
+	b.cams.Describe(ch)
 }
 
 // Collect implements prometheus.Collector.
 func (b *Backend) Collect(ch chan<- prometheus.Metric) {
+	b.cams.Collect(ch)
 	d := b.dec.Stats()
 	c := &b.c
 	counter := func(desc *prometheus.Desc, v uint64, labels ...string) {

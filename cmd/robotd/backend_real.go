@@ -9,6 +9,7 @@ import (
 
 	"github.com/robotd/robotd/backends/nao"
 	"github.com/robotd/robotd/backends/real"
+	"github.com/robotd/robotd/backends/robotino"
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
 )
@@ -23,7 +24,11 @@ func buildDefaults(*Config) {}
 // a Robotino through its serial link, as configured or detected (package
 // real).
 func newBackend(_ context.Context, cfg *Config, log *slog.Logger) (hal.Device, error) {
-	dev, kind, where, err := real.New(cfg.Real, log)
+	opts := real.Options{
+		NAO:      nao.Options{OpenCamera: cfg.hooks.openCamera, Cameras: cfg.Camera.cameraInfos()},
+		Robotino: robotino.Options{OpenCamera: cfg.hooks.openCamera, Camera: cfg.Camera.usbCameraInfo(cfg.Real.Robotino.Camera)},
+	}
+	dev, kind, where, err := real.NewWithOptions(cfg.Real, log, opts)
 	if err != nil {
 		return nil, err
 	}

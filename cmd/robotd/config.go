@@ -35,6 +35,8 @@ type Config struct {
 	// the robot's name in the configuration directory.
 	layers    []string
 	robotName string
+	// hooks are a test's replacements (runWith).
+	hooks hooks
 }
 
 // RobotConfig says who this robot is.

@@ -46,6 +46,11 @@ const (
 
 // run is robotd's main, minus the process: it returns an exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWith(ctx, args, stdout, stderr, hooks{})
+}
+
+// runWith is run with parts replaced (tests).
+func runWith(ctx context.Context, args []string, stdout, stderr io.Writer, h hooks) int {
 	if len(args) > 0 && args[0] == "replay" {
 		return runReplay(ctx, args[1:], stdout, stderr)
 	}
@@ -60,6 +65,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "robotd: %v\n", err)
 		return exitUsage
 	}
+	cfg.hooks = h
 	log := newLogger(cfg.Log, stderr)
 	if err := serve(ctx, cfg, log); err != nil {
 		log.Error("robotd failed", "err", err)
@@ -214,6 +220,11 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	body := robot.BodyOf(dev)
 	cfg.Motion.Body = robot.KindOf(dev)
 	mods := newModules(cfg, body)
+	if body == robot.Legs {
+		// A Robotino's camera has no modelled mounting, so no camera
+		// matrix: its frames reach the board, unprocessed.
+		mods = append(mods, robot.VisionModules(dev, cfg.vision())...)
+	}
 	if nw := startNetwork(ctx, cfg, reg, log); nw != nil {
 		defer func() {
 			if err := nw.Close(); err != nil {

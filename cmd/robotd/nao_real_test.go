@@ -56,6 +56,12 @@ type realDaemon struct {
 
 func startRealDaemon(t *testing.T, configJSON string) *realDaemon {
 	t.Helper()
+	return startRealDaemonWith(t, configJSON, hooks{})
+}
+
+// startRealDaemonWith is startRealDaemon with parts replaced.
+func startRealDaemonWith(t *testing.T, configJSON string, h hooks) *realDaemon {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +73,7 @@ func startRealDaemon(t *testing.T, configJSON string) *realDaemon {
 	ctx, cancel := context.WithCancel(context.Background())
 	d.cancel = cancel
 	args := []string{"-config", writeFile(t, configJSON), "-metrics-addr", addr}
-	go func() { d.done <- run(ctx, args, io.Discard, d.stderr) }()
+	go func() { d.done <- runWith(ctx, args, io.Discard, d.stderr, h) }()
 	t.Cleanup(func() {
 		cancel()
 		select {

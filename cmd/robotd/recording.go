@@ -55,14 +55,24 @@ func recordedBody(s *codec.Schema) robot.Body {
 }
 
 // replayModules is what a replay of dev's recording runs: the recorded
-// robot's modules (newModules), and, for the network's modules, whose
-// input cannot be received again, feeds of what they wrote.
+// robot's modules (newModules), and, for the network's modules and the
+// vision stage, whose input cannot be received again or was not recorded,
+// feeds of what they wrote.
 func replayModules(cfg *Config, dev *replay.Backend) ([]runner.Module, error) {
 	s := dev.Schema()
 	mods := newModules(cfg, recordedBody(s))
 	if s.Index(msg.GameControlKey.Name()) >= 0 {
 		f := replay.NewFeed(dev, "gamecontroller")
 		if err := replay.AddFeed(f, msg.GameControlKey); err != nil {
+			return nil, err
+		}
+		mods = append(mods, f)
+	}
+	// The vision stage's input, the cameras' pixels, is not recorded: its
+	// observations are fed as recorded.
+	if i := s.Index(msg.VisionKey.Name()); i >= 0 && s.Entries()[i].Writer == "vision" {
+		f := replay.NewFeed(dev, "vision")
+		if err := replay.AddFeed(f, msg.VisionKey); err != nil {
 			return nil, err
 		}
 		mods = append(mods, f)

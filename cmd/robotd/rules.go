@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/robotd/robotd/backends/v4l2"
 	"github.com/robotd/robotd/config"
 )
 
@@ -32,7 +33,7 @@ var configRules = func() config.Rules {
 		rng   = config.Range
 		ints  = config.Int
 	)
-	return config.Rules{
+	rules := config.Rules{
 		"robot.team_name":     config.Text(1, 64),
 		"robot.team_number":   ints(0, 99),
 		"robot.player":        ints(1, 20),
@@ -388,4 +389,30 @@ var configRules = func() config.Rules {
 		"record.level":           ints(-2, 9),
 		"record.fsync":           flag,
 	}
+	for _, cam := range []string{"real.nao.cameras.top", "real.nao.cameras.bottom", "real.robotino.camera"} {
+		for k, r := range cameraRules() {
+			rules[cam+"."+k] = r
+		}
+	}
+	return rules
 }()
+
+// cameraRules are the rules of one camera's capture settings
+// (v4l2.Config), by key within its section.
+func cameraRules() config.Rules {
+	return config.Rules{
+		"device":                      config.Text(0, 4096), // "" turns the camera off
+		"width":                       config.Int(16, 4096),
+		"height":                      config.Int(16, 4096),
+		"fps":                         config.Int(1, 120),
+		"buffers":                     config.Int(2, 32),
+		"stall_timeout":               config.Durations(time.Millisecond, time.Minute),
+		"backoff":                     config.Durations(time.Millisecond, time.Minute),
+		"flip":                        config.OneOf(v4l2.FlipNone, v4l2.FlipXU, v4l2.FlipControls),
+		"controls.auto_exposure":      config.Bool(),
+		"controls.exposure":           config.Int(v4l2.MinExposure, v4l2.MaxExposure), // 100 µs
+		"controls.gain":               config.Int(v4l2.MinGain, v4l2.MaxGain),
+		"controls.auto_white_balance": config.Bool(),
+		"controls.white_balance":      config.Int(v4l2.MinWhiteBalance, v4l2.MaxWhiteBalance), // K
+	}
+}

@@ -193,3 +193,16 @@ func TestKindText(t *testing.T) {
 		t.Error("an unknown body kind was accepted")
 	}
 }
+
+func TestNAOCamera(t *testing.T) {
+	for _, id := range []hal.CameraID{hal.CameraTop, hal.CameraBottom} {
+		c := NAOCamera(id)
+		if c.Camera != id || math.Abs(float64(c.NeckHeight)-0.2115) > 1e-12 {
+			t.Errorf("%v: neck %v above the hips", id, c.NeckHeight)
+		}
+		// 56.3° across 640 pixels, square pixels for 43.7° across 480.
+		if in := c.Intrinsics; math.Abs(in.FX-in.FY) > 2 || math.Abs(2*math.Atan(320/in.FX)*180/math.Pi-56.3) > 1e-9 {
+			t.Errorf("%v: intrinsics %+v", id, in)
+		}
+	}
+}

@@ -151,7 +151,7 @@ func (d *realDaemon) entry(name string, v any) {
 	}
 }
 
-// TestRealDaemonOnFakeLoLA is issue 9's first "done when": robotd's default
+// TestRealDaemonOnFakeLoLA: robotd's default
 // build runs against the fake LoLA (a real Unix socket) for at least 500
 // ticks with the real modules; the decoded values are the sample's; every
 // command is a full actuator map in LoLA order and size; killing LoLA

@@ -233,10 +233,13 @@ func (v *Vision) Add(o Observation) bool {
 // GroundTruth is the simulator's true state, for sim-only ground-truth modes
 // (never the default in any module).
 type GroundTruth struct {
-	Valid     bool
-	Pose      Pose2
-	Ball      Vec2
-	BallValid bool
+	Valid bool
+	Pose  Pose2
+	// HeadHeight is the camera's height above the ground (the SimSpark
+	// fork's mypos z: the head's centre, 0.54 m on a standing robot).
+	HeadHeight Metres
+	Ball       Vec2
+	BallValid  bool
 }
 
 // GamePhase is the SPL game state.

@@ -374,7 +374,8 @@ func TestGetUp(t *testing.T) {
 					t.Fatalf("fell again (%v) at %v", s.body.Fall, s.t)
 				}
 			}
-			head := headHeight(t, w)
+			gt, _ := r.Truth()
+			head := float64(gt.HeadHeight)
 			t.Logf("laid on its %s: detected %v after %v, standing after %v (head %.2f m above the ground)", name, how, down-laid, up-laid, head)
 			if up-laid > 10*time.Second {
 				t.Errorf("stood up %v after being laid down; want ≤ 10 s", up-laid)
@@ -408,25 +409,6 @@ func (x *reflex) Tick(hal.Tick) error {
 		x.req.Set(msg.MotionRequest{Kind: msg.MotionStand})
 	}
 	return nil
-}
-
-// headHeight is the first robot's head height from the monitor stream
-// (the embedded simulator's node order: the ball, then per robot its
-// torso, head and feet).
-func headHeight(t *testing.T, w *simrun.World) float64 {
-	t.Helper()
-	tr := w.Trainer()
-	if err := tr.RequestFullState(); err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.WaitUpdate(context.Background(), 5*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	nodes := tr.State().Nodes
-	if len(nodes) < 3 {
-		t.Fatalf("monitor nodes %v", nodes)
-	}
-	return nodes[2][2]
 }
 
 // TestHeadScan: a scan sweeps the head's yaw to ±90°, never commanding

@@ -149,6 +149,10 @@ func TestVisionHeadsweep(t *testing.T) {
 		if !gt.Valid || !gt.BallValid {
 			t.Fatal("no ground truth in a See block")
 		}
+		// The recorded robot stands: its head (mypos z) is 0.54 m up.
+		if h := float64(gt.HeadHeight); math.Abs(h-0.54) > 0.02 {
+			t.Fatalf("head height %.3f m from mypos, want the standing 0.54 m", h)
+		}
 		c, s := math.Cos(float64(gt.Pose.Heading)), math.Sin(float64(gt.Pose.Heading))
 		toField := func(o hal.Observation) hal.Vec2 {
 			return hal.Vec2{X: float64(gt.Pose.X) + c*o.Pos.X - s*o.Pos.Y, Y: float64(gt.Pose.Y) + s*o.Pos.X + c*o.Pos.Y}

@@ -291,6 +291,7 @@ func groundTruth(p *simspark.Perception, cam *cameraPose, headYaw float64, gt *h
 		x := s.MyPos[0] - (c*cam.Pos[0] - sn*cam.Pos[1])
 		y := s.MyPos[1] - (sn*cam.Pos[0] + c*cam.Pos[1])
 		gt.Pose = hal.Pose2{X: hal.Metres(x), Y: hal.Metres(y), Heading: hal.Radians(h)}
+		gt.HeadHeight = hal.Metres(s.MyPos[2])
 		gt.Valid = true
 	}
 	if ball {

@@ -146,6 +146,10 @@ type sample struct {
 	joints hal.JointSensors
 }
 
+// minStandingHead is the lowest head height (the server's mypos z) of a
+// standing robot: 0.54 m standing straight, about 0.5 m in robotd's stand.
+const minStandingHead = 0.45
+
 // script is the scripted behaviour and the probe in one module: it asks
 // for request(time since connected) and records every tick.
 type script struct {
@@ -464,10 +468,13 @@ func getUp(ctx context.Context, o *options) error {
 				if down == 0 && s.body.Fall != msg.Upright {
 					down, how = s.t, s.body.Fall
 				}
-				if down != 0 && s.body.Fall != msg.Upright {
+				// Up by the server's ground truth too: the head (mypos z)
+				// at a standing robot's height.
+				standing := s.body.Fall == msg.Upright && s.gt.Valid && s.gt.HeadHeight > minStandingHead
+				if down != 0 && !standing {
 					up = 0
 				}
-				if down != 0 && up == 0 && s.body.Fall == msg.Upright && s.motion.Active == msg.MotionStand {
+				if down != 0 && up == 0 && standing && s.motion.Active == msg.MotionStand {
 					up = s.t
 				}
 				return up != 0 && s.t > up+2*time.Second

@@ -269,6 +269,7 @@ var entryTypes = []struct {
 	{"hal.Battery", roundTrip[hal.Battery]},
 	{"hal.BaseState", roundTrip[hal.BaseState]},
 	{"hal.Vision", roundTrip[hal.Vision]},
+	{"hal.CameraFrames", roundTrip[hal.CameraFrames]},
 	{"hal.GameState", roundTrip[hal.GameState]},
 	{"hal.GroundTruth", roundTrip[hal.GroundTruth]},
 	{"hal.JointCommand", roundTrip[hal.JointCommand]},

@@ -34,8 +34,9 @@ type Config struct {
 	// PhysicsODE (rcssserver3d's dynamics on ODE; a build with -tags ode).
 	Physics string
 	// PhysicsThreads, if above 1, steps robots that do not touch on that
-	// many threads in PhysicsODE (ODE's island stepping; the results are the
-	// same bytes as with one thread, TestPhysicsThreads).
+	// many threads in PhysicsODE (ODE's island stepping). It is not
+	// deterministic: on a loaded machine its perceptor bytes differed from
+	// one thread's. Leave it at 0 or 1 wherever results must repeat.
 	PhysicsThreads int
 
 	// NoVisionNoise turns the vision noise and calibration error off.

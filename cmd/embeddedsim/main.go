@@ -40,7 +40,7 @@ func run(args []string) error {
 	fs.DurationVar(&cfg.Cycle, "cycle", cfg.Cycle, "simulation cycle (10ms on the SPL fork, 20ms upstream)")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed (vision noise)")
 	fs.StringVar(&cfg.Physics, "physics", cfg.Physics, "world model: kinematic, or ode (rcssserver3d's dynamics on ODE; needs a build with -tags ode)")
-	fs.IntVar(&cfg.PhysicsThreads, "physics-threads", cfg.PhysicsThreads, "with -physics ode: step robots that do not touch on this many threads (same results as one)")
+	fs.IntVar(&cfg.PhysicsThreads, "physics-threads", cfg.PhysicsThreads, "with -physics ode: step robots that do not touch on this many threads (not deterministic: results can differ from one thread's)")
 	fs.BoolVar(&cfg.NoVisionNoise, "no-noise", cfg.NoVisionNoise, "turn the vision noise off")
 	fs.IntVar(&cfg.RestSteps, "rest-steps", cfg.RestSteps, "still cycles after which a joint start shows a cycle later (0: never)")
 	fs.Float64Var(&cfg.FallMargin, "fall-margin", cfg.FallMargin, "how far (m) the centre of mass may leave the feet before the robot tips over")

@@ -12,7 +12,7 @@ import (
 // after another are fine.
 func TestReaderSharedAtOnce(t *testing.T) {
 	b := New()
-	k := NewKey[int]("shared")
+	k := NewKey[int]("twice.read")
 	w, err := Write(b, "writer", k)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +29,7 @@ func TestReaderSharedAtOnce(t *testing.T) {
 	defer r.g.leave()
 	defer func() {
 		p := recover()
-		if s, _ := p.(string); !strings.Contains(s, "shared") || !strings.Contains(s, "two goroutines") {
+		if s, _ := p.(string); !strings.Contains(s, "twice.read") || !strings.Contains(s, "two goroutines") {
 			t.Fatalf("panic %v, want one naming the entry and two goroutines", p)
 		}
 	}()

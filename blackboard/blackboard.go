@@ -237,11 +237,11 @@ func (r *Reader[T]) Get() (T, Meta) {
 // produced. It leaves dst alone if the entry was never written.
 func (r *Reader[T]) Load(dst *T) Meta {
 	r.g.enter(r.e.name)
-	defer r.g.leave()
 	e := r.e
 	for {
 		v := e.cur.Load()
 		if v == nil {
+			r.g.leave()
 			return Meta{}
 		}
 		r.h.p.Store(v)
@@ -252,6 +252,7 @@ func (r *Reader[T]) Load(dst *T) Meta {
 		m := v.meta
 		r.h.p.Store(nil)
 		m.Fresh = m.Tick != 0 && m.Tick == e.board.tick.Load()
+		r.g.leave()
 		return m
 	}
 }

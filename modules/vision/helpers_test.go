@@ -52,7 +52,12 @@ func loadPNG(t testing.TB, path string) Image {
 	return pngToYUYV(img)
 }
 
-// labels mirrors testdata/htwk-vision-2015/labels.json.
+// htwkDir holds the three real NAO images of Nao-Team HTWK, kept once in
+// the repository with their licence and origin (internal/testimages).
+var htwkDir = filepath.Join("..", "..", "internal", "testimages", "testdata", "htwk-vision-2015")
+
+// labels mirrors testdata/htwk-labels.json, this package's hand labels of
+// those images (ball, field boundary per column, camera estimate).
 type labels struct {
 	Images map[string]struct {
 		Ball []struct {
@@ -67,7 +72,7 @@ type labels struct {
 
 func loadLabels(t testing.TB) labels {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "htwk-vision-2015", "labels.json"))
+	b, err := os.ReadFile(filepath.Join("testdata", "htwk-labels.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

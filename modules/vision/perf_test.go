@@ -25,7 +25,7 @@ func benchFrame() (Image, *visiontest.Pinhole) {
 func TestProcessDoesNotAllocate(t *testing.T) {
 	p := mustNew(t)
 	img, cam := benchFrame()
-	real := loadPNG(t, filepath.Join("testdata", "htwk-vision-2015", "ChinaTest2015GAB03B_AnyBallTest3_00070111_U.png"))
+	real := loadPNG(t, filepath.Join(htwkDir, "ChinaTest2015GAB03B_AnyBallTest3_00070111_U.png"))
 	realCam := visiontest.NewPinhole(640, 480, deg(60.97), [3]float64{0, 0, 0.5}, 0, deg(10.6), 0)
 	var out hal.Vision
 	for _, f := range []struct {
@@ -170,7 +170,7 @@ func BenchmarkProcess(b *testing.B) {
 
 // BenchmarkProcessReal is the pipeline on a real NAO frame.
 func BenchmarkProcessReal(b *testing.B) {
-	img := loadPNG(b, filepath.Join("testdata", "htwk-vision-2015", "ChinaTest2015GAB03B_AnyBallTest3_00070111_U.png"))
+	img := loadPNG(b, filepath.Join(htwkDir, "ChinaTest2015GAB03B_AnyBallTest3_00070111_U.png"))
 	cam := visiontest.NewPinhole(640, 480, deg(60.97), [3]float64{0, 0, 0.5}, 0, deg(10.6), 0)
 	bench(b, img, cam)
 }

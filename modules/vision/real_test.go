@@ -11,9 +11,10 @@ import (
 )
 
 // TestRealFrames runs the pipeline on the three real NAO frames of
-// testdata/htwk-vision-2015 (see SOURCE.txt) against the hand labels: the
-// ball is found within 10 px of its label, no ball is reported anywhere
-// else, and the field boundary passes within 8 px of every labelled point.
+// internal/testimages/testdata/htwk-vision-2015 (see its SOURCE.txt)
+// against the hand labels of testdata/htwk-labels.json: the ball is found
+// within 10 px of its label, no ball is reported anywhere else, and the
+// field boundary passes within 8 px of every labelled point.
 func TestRealFrames(t *testing.T) {
 	l := loadLabels(t)
 	if len(l.Images) != 3 {
@@ -31,7 +32,7 @@ func TestRealFrames(t *testing.T) {
 	for _, name := range names {
 		lab := l.Images[name]
 		t.Run(name, func(t *testing.T) {
-			img := loadPNG(t, filepath.Join("testdata", "htwk-vision-2015", name))
+			img := loadPNG(t, filepath.Join(htwkDir, name))
 			c := lab.Camera
 			if c.HFOVDeg == 0 || c.HeightM == 0 {
 				t.Fatal("labels.json: no camera_estimate")

@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/robotd/robotd/proto/simspark"
 )
 
 // BenchmarkPhysicsWorld measures the physics mode's own work per cycle, in
@@ -56,38 +54,6 @@ func BenchmarkPhysicsWorld(b *testing.B) {
 			b.ReportMetric(float64(contacts)/float64(b.N*n), "contacts/robot")
 		})
 	}
-}
-
-// benchWorldCfg is benchWorld with a configuration.
-func benchWorldCfg(b *testing.B, n int, cfg Config) (*World, []*Agent) {
-	b.Helper()
-	w, err := NewWorld(cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	agents := make([]*Agent, n)
-	for i := range agents {
-		agents[i] = w.AddAgent()
-	}
-	for i, a := range agents {
-		team := []string{"A", "B"}[i%2]
-		if err := w.Act(a, fmt.Appendf(nil, "(init (unum %d)(teamname %s))", i/2+1, team)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	w.Step()
-	for i, a := range agents {
-		if err := w.Act(a, fmt.Appendf(nil, "(beam %d %d 0)", -1-i/2, i%3-1)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for range 50 {
-		w.Step()
-		for _, a := range agents {
-			w.AppendPerception(nil, a)
-		}
-	}
-	return w, agents
 }
 
 // BenchmarkSyncServer runs 1, 3 and 6 robots over TCP against a sync-mode
@@ -161,7 +127,9 @@ func BenchmarkSyncServer(b *testing.B) {
 						}
 						wg.Go(func() {
 							defer c.Close()
-							syncAgent(ctx, c, i, cmds, &msgs[i])
+							stop := context.AfterFunc(ctx, func() { c.Close() })
+							benchAgent(c, i, cmds, &msgs[i])
+							stop()
 						})
 						waitFor(i, 1)
 					}
@@ -183,37 +151,6 @@ func BenchmarkSyncServer(b *testing.B) {
 					}
 				})
 			}
-		}
-	}
-}
-
-// syncAgent plays one robot: scene, init, beam, then joint commands, each
-// answer with (syn).
-func syncAgent(ctx context.Context, c net.Conn, i int, cmds [][]byte, msgs *atomic.Int64) {
-	go func() { <-ctx.Done(); c.Close() }()
-	fr := simspark.NewFrameReader(c, 0)
-	out := simspark.AppendFrame(nil, []byte("(scene rsg/agent/nao/nao.rsg)(syn)"))
-	if _, err := c.Write(out); err != nil {
-		return
-	}
-	team := []string{"A", "B"}[i%2]
-	for m := 0; ; m++ {
-		if _, err := fr.Next(); err != nil {
-			return
-		}
-		msgs.Add(1)
-		var p []byte
-		switch m {
-		case 0:
-			p = fmt.Appendf(nil, "(init (unum %d)(teamname %s))(syn)", i/2+1, team)
-		case 1:
-			p = fmt.Appendf(nil, "(beam %d %d 0)(syn)", -1-i/2, i%3-1)
-		default:
-			p = cmds[m%len(cmds)]
-		}
-		out = simspark.AppendFrame(out[:0], p)
-		if _, err := c.Write(out); err != nil {
-			return
 		}
 	}
 }

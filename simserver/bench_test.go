@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -15,11 +16,16 @@ import (
 	"github.com/robotd/robotd/proto/simspark"
 )
 
-// benchAgents creates n agents on both teams, inits and beams them, and
-// lets them land.
+// benchWorld creates n agents on both teams in a world of the default
+// configuration, inits and beams them, and lets them land.
 func benchWorld(b *testing.B, n int) (*World, []*Agent) {
 	b.Helper()
-	cfg := DefaultConfig()
+	return benchWorldCfg(b, n, DefaultConfig())
+}
+
+// benchWorldCfg is benchWorld with a configuration.
+func benchWorldCfg(b *testing.B, n int, cfg Config) (*World, []*Agent) {
+	b.Helper()
 	w, err := NewWorld(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -29,23 +35,18 @@ func benchWorld(b *testing.B, n int) (*World, []*Agent) {
 		agents[i] = w.AddAgent()
 	}
 	for i, a := range agents {
-		team := "A"
-		if i%2 == 1 {
-			team = "B"
-		}
-		msg := fmt.Sprintf("(init (unum %d)(teamname %s))", i/2+1, team)
-		if err := w.Act(a, []byte(msg)); err != nil {
+		team := []string{"A", "B"}[i%2]
+		if err := w.Act(a, fmt.Appendf(nil, "(init (unum %d)(teamname %s))", i/2+1, team)); err != nil {
 			b.Fatal(err)
 		}
 	}
 	w.Step()
 	for i, a := range agents {
-		msg := fmt.Sprintf("(beam %d %d 0)", -1-i/2, i%3-1)
-		if err := w.Act(a, []byte(msg)); err != nil {
+		if err := w.Act(a, fmt.Appendf(nil, "(beam %d %d 0)", -1-i/2, i%3-1)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	for i := 0; i < 30; i++ {
+	for range 50 {
 		w.Step()
 		for _, a := range agents {
 			w.AppendPerception(nil, a)
@@ -134,17 +135,14 @@ func BenchmarkLoopback(b *testing.B) {
 			go func() { done <- s.Run(ctx) }()
 			cmds := commandMessages(40)
 			var wg sync.WaitGroup
-			var limit sync.Mutex
-			target := int64(math.MaxInt64)
 			for i := 0; i < n; i++ {
 				c, err := net.Dial("tcp", s.AgentAddr().String())
 				if err != nil {
 					b.Fatal(err)
 				}
-				team := []string{"A", "B"}[i%2]
 				wg.Go(func() {
 					defer c.Close()
-					benchAgent(c, team, i, cmds, &limit, &target)
+					benchAgent(c, i, cmds, nil)
 				})
 			}
 			waitScenes(b, s, int64(n))
@@ -157,9 +155,6 @@ func BenchmarkLoopback(b *testing.B) {
 			runtime.ReadMemStats(&ms0)
 			c0 := s.Stats().Cycles
 			start := time.Now()
-			limit.Lock()
-			target = c0 + int64(b.N)
-			limit.Unlock()
 			for s.Stats().Cycles < c0+int64(b.N) {
 				time.Sleep(50 * time.Microsecond)
 			}
@@ -178,17 +173,23 @@ func BenchmarkLoopback(b *testing.B) {
 	}
 }
 
-// benchAgent answers every perceptor message at once: init, beam, then
-// joint commands, each with (syn).
-func benchAgent(c net.Conn, team string, i int, cmds [][]byte, limit *sync.Mutex, target *int64) {
+// benchAgent plays robot i (team A for even i, B for odd) over c: scene,
+// init, beam, then joint commands, each answer at once with (syn). It
+// counts the messages it received in msgs (if not nil) and returns when c
+// fails or closes.
+func benchAgent(c net.Conn, i int, cmds [][]byte, msgs *atomic.Int64) {
 	fr := simspark.NewFrameReader(c, 0)
 	out := simspark.AppendFrame(nil, []byte("(scene rsg/agent/nao/nao.rsg)(syn)"))
 	if _, err := c.Write(out); err != nil {
 		return
 	}
+	team := []string{"A", "B"}[i%2]
 	for m := 0; ; m++ {
 		if _, err := fr.Next(); err != nil {
 			return
+		}
+		if msgs != nil {
+			msgs.Add(1)
 		}
 		var p []byte
 		switch m {

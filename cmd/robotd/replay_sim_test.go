@@ -17,7 +17,7 @@ import (
 	"github.com/robotd/robotd/record"
 )
 
-// TestReplaySimRun records 30 s of a sim-build robotd playing in the
+// TestReplaySimRun records 10 s of a sim-build robotd playing in the
 // embedded simulator (sync mode, as fast as the robot answers) with the
 // network's GameController module, and replays the recording as
 // `robotd replay` does: every blackboard entry is reproduced bit-exactly.
@@ -25,7 +25,7 @@ import (
 // entry and tick that differ.
 func TestReplaySimRun(t *testing.T) {
 	defer leaktest.Check(t)()
-	const ticks = 3000 // 30 s
+	const ticks = 1000 // 10 s
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))

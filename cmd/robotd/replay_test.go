@@ -27,7 +27,7 @@ import (
 	"github.com/robotd/robotd/runner"
 )
 
-const replayTicks = 6000 // 60 s of 10 ms ticks
+const replayTicks = 2000 // 20 s of 10 ms ticks
 
 // fallClock is a fake clock that tilts the loopback robot onto its front
 // for ticks 1000..1599 and shows it a ball, so that the run is not constant.
@@ -63,7 +63,7 @@ func recordServe(t *testing.T) string {
 	rc.Enabled = true
 	rc.Dir = t.TempDir()
 	rc.Queue = replayTicks // faster than real time: keep every record
-	rc.SegmentBytes = 256 << 10
+	rc.SegmentBytes = 64 << 10 // several segments in 20 s
 	clock := &fallClock{c: haltest.NewClock(10*time.Millisecond, replayTicks)}
 	dev := loopback.New(clock)
 	clock.dev = dev
@@ -134,14 +134,14 @@ func TestReplayCommand(t *testing.T) {
 		code           int
 		stdout, stderr string
 	}{
-		{"bit-exact", []string{dir}, exitOK, "6000 ticks, 29 entries, bit-exact\n", ""},
+		{"bit-exact", []string{dir}, exitOK, strconv.Itoa(replayTicks) + " ticks, 29 entries, bit-exact\n", ""},
 		{"motion slower", []string{"-set", "motion.max_speed=1.0", dir}, exitFailed, "tick 1 (t=10ms): cmd.joints Angle[", ""},
 		{"no get-up from a file", []string{"-config", noGetUp, dir}, exitFailed,
 			"tick " + strconv.FormatUint(getUp, 10) + " (t=" + (time.Duration(getUp) * 10 * time.Millisecond).String() + "): behaviour.motion_request Kind", ""},
 		{"unknown setting", []string{"-set", "motion.nope=1", dir}, exitFailed, "", `no setting "motion.nope"`},
 		{"no recording", []string{t.TempDir()}, exitFailed, "", "no recording"},
 		// A full disk leaves an empty last segment: the rest replays.
-		{"empty next segment", []string{emptyNext}, exitOK, "6000 ticks, 29 entries, bit-exact\nskipped " + emptyNextName, "left out"},
+		{"empty next segment", []string{emptyNext}, exitOK, strconv.Itoa(replayTicks) + " ticks, 29 entries, bit-exact\nskipped " + emptyNextName, "left out"},
 		{"last segment emptied", []string{lastCut}, exitOK, wantLast + " ticks, 29 entries, bit-exact\nskipped " + lastCutName, "left out"},
 		{"no argument", nil, exitUsage, "", "usage: robotd replay"},
 	}

@@ -62,7 +62,7 @@ func recordServe(t *testing.T) string {
 	rc := DefaultRecordConfig()
 	rc.Enabled = true
 	rc.Dir = t.TempDir()
-	rc.Queue = replayTicks // faster than real time: keep every record
+	rc.Queue = replayTicks     // faster than real time: keep every record
 	rc.SegmentBytes = 64 << 10 // several segments in 20 s
 	clock := &fallClock{c: haltest.NewClock(10*time.Millisecond, replayTicks)}
 	dev := loopback.New(clock)

@@ -61,24 +61,35 @@ type slot struct {
 	m     Module
 	every uint64
 	obs   moduleObserver
+	fails logLimit
+}
 
-	// Failing ticks are logged at most once per second of tick time,
-	// with the number of failures since the last line.
-	failures, logged uint64
-	logAt            time.Duration
+// logLimit lets a warning that can repeat every tick through at most once
+// per second of tick time, counting the occurrences since the last line.
+type logLimit struct {
+	count, logged uint64
+	next          time.Duration
+}
+
+// hit counts one occurrence at tick time now and reports whether a line is
+// due, and how many occurrences it stands for.
+func (l *logLimit) hit(now time.Duration) (due bool, n uint64) {
+	l.count++
+	if l.logged > 0 && now < l.next {
+		return false, 0
+	}
+	n = l.count - l.logged
+	l.logged, l.next = l.count, now+time.Second
+	return true, n
 }
 
 // failed counts a failing tick of the slot's module and logs it if a line
 // is due: a module that fails every tick would otherwise write a line
 // every tick.
 func (s *slot) failed(log *slog.Logger, t hal.Tick, err error) {
-	s.failures++
-	if s.logged > 0 && t.Time < s.logAt {
-		return
+	if due, n := s.fails.hit(t.Time); due {
+		log.Warn("module tick failed (logged at most once a second)", "module", s.m.Name(), "tick", t.Seq, "err", err, "failures", n)
 	}
-	log.Warn("module tick failed (logged at most once a second)", "module", s.m.Name(), "tick", t.Seq, "err", err,
-		"failures", s.failures-s.logged)
-	s.logged, s.logAt = s.failures, t.Time+time.Second
 }
 
 // Runner runs modules against a backend.
@@ -97,6 +108,7 @@ type Runner struct {
 	ticks   uint64
 	first   time.Duration // the first tick's time
 	last    time.Duration // the last tick's time
+	commits logLimit      // failed commits, logged at most once a second
 }
 
 // New returns a runner for dev. met may be nil (no metrics).
@@ -323,7 +335,9 @@ func (r *Runner) Step(ctx context.Context) error {
 			return fmt.Errorf("runner: committing tick %d: %w", t.Seq, err)
 		}
 		r.met.commitError()
-		r.log.Warn("backend commit failed", "tick", t.Seq, "err", err)
+		if due, n := r.commits.hit(t.Time); due {
+			r.log.Warn("backend commit failed (logged at most once a second)", "tick", t.Seq, "err", err, "failures", n)
+		}
 	}
 	return nil
 }

@@ -471,52 +471,73 @@ func TestNoCommandAfterShutdownStarts(t *testing.T) {
 	}
 }
 
-// TestFailingModuleLogsOncePerSecond: a module that fails every tick is
-// logged at most once per second of tick time, each line counting the
-// failures since the last; every failure is still counted in the metrics.
-func TestFailingModuleLogsOncePerSecond(t *testing.T) {
-	var buf strings.Builder
-	log := slog.New(slog.NewTextHandler(&buf, nil))
-	dev := loopback.New(haltest.NewClock(period, 250)) // 2.5 s of ticks
-	reg := prometheus.NewRegistry()
-	met, err := runner.NewMetrics(reg, dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := runner.New(runner.DefaultConfig(), dev, blackboard.New(), log, met)
-	r.Add(&fake{name: "broken", writes: []string{"x"}, tick: func(hal.Tick) error { return errors.New("no luck") }})
-	if err := r.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, l := range strings.Split(buf.String(), "\n") {
-		if strings.Contains(l, "module tick failed") {
-			lines = append(lines, l)
-		}
-	}
-	want := []string{"failures=1", "failures=100", "failures=100"}
-	if len(lines) != len(want) {
-		t.Fatalf("%d log lines for 250 failing ticks, want %d (one per second of tick time):\n%s", len(lines), len(want), strings.Join(lines, "\n"))
-	}
-	for i, w := range want {
-		if !strings.Contains(lines[i], w) || !strings.Contains(lines[i], "module=broken") {
-			t.Errorf("line %d = %q, want module=broken and %s", i, lines[i], w)
-		}
-	}
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var counted float64
-	for _, mf := range mfs {
-		if mf.GetName() == "robotd_module_errors_total" {
-			for _, m := range mf.GetMetric() {
-				counted += m.GetCounter().GetValue()
+// failingCommit is a backend whose every commit fails.
+type failingCommit struct{ *loopback.Backend }
+
+func (failingCommit) Commit(context.Context) error { return errors.New("link down") }
+
+// TestFailuresLogOncePerSecond: a module that fails every tick, or a
+// backend whose every commit fails, is logged at most once per second of
+// tick time, each line counting the failures since the last; every failure
+// is still counted in the metrics.
+func TestFailuresLogOncePerSecond(t *testing.T) {
+	for _, tc := range []struct {
+		name, line, attr, metric string
+		dev                      func(hal.Clock) hal.Device
+		module                   func(hal.Tick) error
+	}{
+		{"failing module", "module tick failed", "module=broken", "robotd_module_errors_total",
+			func(c hal.Clock) hal.Device { return loopback.New(c) },
+			func(hal.Tick) error { return errors.New("no luck") }},
+		{"failing commit", "backend commit failed", `err="link down"`, "robotd_backend_commit_errors_total",
+			func(c hal.Clock) hal.Device { return failingCommit{loopback.New(c)} },
+			func(hal.Tick) error { return nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf strings.Builder
+			log := slog.New(slog.NewTextHandler(&buf, nil))
+			dev := tc.dev(haltest.NewClock(period, 250)) // 2.5 s of ticks
+			reg := prometheus.NewRegistry()
+			met, err := runner.NewMetrics(reg, dev)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	}
-	if counted != 250 {
-		t.Errorf("robotd_module_errors_total = %v, want 250", counted)
+			r := runner.New(runner.DefaultConfig(), dev, blackboard.New(), log, met)
+			r.Add(&fake{name: "broken", writes: []string{"x"}, tick: tc.module})
+			if err := r.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, l := range strings.Split(buf.String(), "\n") {
+				if strings.Contains(l, tc.line) {
+					lines = append(lines, l)
+				}
+			}
+			want := []string{"failures=1", "failures=100", "failures=100"}
+			if len(lines) != len(want) {
+				t.Fatalf("%d log lines for 250 failures, want %d (one per second of tick time):\n%s", len(lines), len(want), strings.Join(lines, "\n"))
+			}
+			for i, w := range want {
+				if !strings.Contains(lines[i], w) || !strings.Contains(lines[i], tc.attr) {
+					t.Errorf("line %d = %q, want %s and %s", i, lines[i], tc.attr, w)
+				}
+			}
+			mfs, err := reg.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var counted float64
+			for _, mf := range mfs {
+				if mf.GetName() == tc.metric {
+					for _, m := range mf.GetMetric() {
+						counted += m.GetCounter().GetValue()
+					}
+				}
+			}
+			if counted != 250 {
+				t.Errorf("%s = %v, want 250", tc.metric, counted)
+			}
+		})
 	}
 }
 

@@ -147,7 +147,7 @@ func (p *Protocol) Update(now time.Duration, goalkeeper uint8) (msg.Role, bool) 
 		return p.role, false
 	}
 	if p.kicked && e < p.kickOff+3 {
-		// Records of the kick-off epoch predate the kick-off allocation.
+		// Records of the kick-off epoch predate the kick-off roles.
 		return p.role, false
 	}
 	if e%2 != 0 {

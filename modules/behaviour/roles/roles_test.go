@@ -533,12 +533,13 @@ func TestProtocolKickOff(t *testing.T) {
 	}
 }
 
-// TestProtocolKickOffLostMessages: before the kick-off every message of
-// player 4 is lost, or every message to player 2. An allocation from the
-// records sent before the kick-off gave two strikers (player 4, cheapest,
-// from its own record; a teammate without it chose another); the kick-off
-// rule needs no message, and there is exactly one striker from the first
-// tick of play on, every robot allocated, and player 4 strikes once the
+// TestProtocolKickOffLostMessages: from before the kick-off to the end of
+// the epoch after it (at least 3.5 s after it) every message of player 4
+// is lost, or every message to player 2. An allocation from the records
+// sent around the kick-off gave two strikers (player 4, cheapest, from its
+// own records; teammates without them chose another); the kick-off rule
+// needs no message, and there is exactly one striker from the first tick
+// of play on, every robot allocated, and player 4 strikes once the
 // regular allocations have its records.
 func TestProtocolKickOffLostMessages(t *testing.T) {
 	cfg := DefaultConfig()
@@ -549,9 +550,9 @@ func TestProtocolKickOffLostMessages(t *testing.T) {
 		name string
 		drop func(from, to uint8, e uint32) bool
 	}{
-		{"player 4 silent before the kick-off", func(from, to uint8, e uint32) bool { return from == 4 && e <= kick }},
-		{"player 2 hears no teammate before the kick-off", func(from, to uint8, e uint32) bool {
-			return to == 2 && from != 2 && e <= kick
+		{"player 4 silent until an epoch after the kick-off", func(from, to uint8, e uint32) bool { return from == 4 && e <= kick+1 }},
+		{"player 2 hears no teammate until an epoch after the kick-off", func(from, to uint8, e uint32) bool {
+			return to == 2 && e <= kick+1
 		}},
 	}
 	for _, tc := range tests {

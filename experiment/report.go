@@ -75,7 +75,7 @@ func Report(w io.Writer, cfg *Config, results []Result) error {
 // first striker was allocated, the most role switches of one robot in any
 // minute, the switches per robot and minute, and the longest idling.
 func writeTeamPlay(w io.Writer, cfg *Config, results []Result) {
-	fmt.Fprintf(w, "## Team play\n\nFirst striker: seconds after the start of play until role allocation had given every robot its role with exactly one striker (mean, max). Most switches per minute: the largest number of role switches of one robot in any 60 s of a trial. Switches per robot-minute: all switches over all robots' playing time. Idle: the longest time a robot saw the ball, was not the striker and stood (max over the trials).\n\n")
+	fmt.Fprintf(w, "## Team play\n\nFirst striker: seconds after the start of play from which on every robot had an allocated role and exactly one was the striker, to the end of the trial (mean, max; never: not so at the end). Most switches per minute: the largest number of role switches of one robot in any 60 s of a trial. Switches per robot-minute: all switches over all robots' playing time. Idle: the longest time a robot saw the ball, was not the striker and stood (max over the trials).\n\n")
 	for _, s := range cfg.Strategies {
 		fmt.Fprintf(w, "### %s\n\n| Position | first striker mean (s) | first striker max (s) | never | most switches per minute | switches per robot-minute | idle max (s) |\n|---|---:|---:|---:|---:|---:|---:|\n", s.Name)
 		row := func(label string, pos int) {

@@ -374,3 +374,53 @@ func TestNoAllocs(t *testing.T) {
 	}
 
 }
+
+// TestKickOffRoleFromGameController: in the tick the GameController lets
+// the team play, the robot takes its kick-off role among the players it
+// lets play (no team message heard), allocated.
+func TestKickOffRoleFromGameController(t *testing.T) {
+	gc := func(pen uint32, self uint8, ppt uint8) msg.GameControl {
+		return msg.GameControl{Source: msg.GameSourceGameController, State: msg.StatePlaying, Goalkeeper: 1,
+			PenalisedMates: pen, Penalised: pen&(1<<self) != 0, PlayersPerTeam: ppt}
+	}
+	set := func(ps ...uint8) uint32 {
+		var b uint32
+		for _, p := range ps {
+			b |= 1 << p
+		}
+		return b
+	}
+	tests := []struct {
+		name        string
+		self        uint8
+		before      msg.GameControl
+		after       msg.GameControl
+		want        msg.Role
+		beforeState msg.GameStateKind
+	}{
+		{"players 2-4 released together, player 3", 3, gc(set(2, 3, 4), 3, 3), gc(0, 3, 3), msg.RoleDefender, msg.StatePlaying},
+		{"players 3 and 4 released, 2 still penalised: player 3 strikes", 3, gc(set(2, 3, 4), 3, 3), gc(set(2), 3, 3), msg.RoleStriker, msg.StatePlaying},
+		{"SET to PLAYING, 5 players, 2 penalised: player 4 defends", 4, gc(set(2), 4, 5), gc(set(2), 4, 5), msg.RoleDefender, msg.StateSet},
+		{"SET to PLAYING, 5 players: player 2 strikes", 2, gc(0, 2, 5), gc(0, 2, 5), msg.RoleStriker, msg.StateSet},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := behaviour.DefaultConfig()
+			cfg.Player = int(tc.self)
+			h := harness(t, cfg)
+			at := hal.Pose2{X: -2}
+			before := tc.before
+			before.State = tc.beforeState
+			for range 50 {
+				out := h.Tick(tick, world(at, before))
+				if out.Role.Allocated {
+					t.Fatalf("allocated before play: %+v", out.Role)
+				}
+			}
+			out := h.Tick(tick, world(at, tc.after))
+			if out.Role.Role != tc.want || !out.Role.Allocated {
+				t.Errorf("first tick of play: %v allocated %v, want %v allocated", out.Role.Role, out.Role.Allocated, tc.want)
+			}
+		})
+	}
+}

@@ -136,6 +136,24 @@ func (t *team) teamStarts(w *world) bool {
 	return true
 }
 
+// starting returns the players that start to play in this tick, from the
+// GameController alone (bit p set for every player p): those it released
+// together (penalised in the last tick, prevPen, and no longer), or else
+// the players 1..PlayersPerTeam (and this robot) it does not penalise.
+// 0 when the game state comes from elsewhere.
+func (t *team) starting(w *world, prevPen uint32) uint32 {
+	if w.game.Source != msg.GameSourceGameController {
+		return 0
+	}
+	if released := prevPen &^ w.game.PenalisedMates; released != 0 {
+		return released
+	}
+	n := max(int(w.game.PlayersPerTeam), int(t.self))
+	n = min(n, msg.MaxPlayerNumber)
+	all := uint32(1)<<(n+1) - 2 // players 1..n
+	return all &^ w.game.PenalisedMates
+}
+
 // update advances the allocation and returns the role.
 func (t *team) update(w *world) msg.Role {
 	var role msg.Role
@@ -143,12 +161,7 @@ func (t *team) update(w *world) msg.Role {
 	before := t.proto.Switches()
 	prevPen := t.wasPenalMates
 	if t.teamStarts(w) {
-		gc := w.game.Source == msg.GameSourceGameController
-		released := uint32(0)
-		if gc {
-			released = prevPen &^ w.game.PenalisedMates
-		}
-		role, changed = t.proto.StartPlay(t.clock.now(w.now), w.goalie, w.game.PenalisedMates, gc, released)
+		role, changed = t.proto.StartPlay(t.clock.now(w.now), w.goalie, t.starting(w, prevPen))
 	} else {
 		role, changed = t.proto.Update(t.clock.now(w.now), w.goalie)
 	}

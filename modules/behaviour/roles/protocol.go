@@ -27,22 +27,12 @@ type Protocol struct {
 	active  int
 	warm    bool
 
-	// allocated: an allocation (regular or kick-off) has decided the
-	// role. kickOff is the epoch of the kick-off allocation, kicked
-	// whether there was one: regular allocations wait for records from
-	// after it.
+	// allocated: the kick-off rule or an allocation has decided the
+	// role. kickOff is the epoch of the kick-off, kicked whether there
+	// was one: regular allocations wait for records from after it.
 	allocated bool
 	kicked    bool
 	kickOff   uint32
-	// A kick-off allocation waits (pending) until the records of an epoch
-	// have been sent, sent again and relayed, with the GameController's
-	// penalties (kickPen, if kickKnown). maxHeard is the highest player
-	// number heard, whose relay slot ends the wait.
-	pending   bool
-	kickPen   uint32
-	kickKnown bool
-	maxHeard  uint8
-	released  uint8 // the highest player number released together
 	// switched holds the epochs of the robot's last role switches, a
 	// ring of nsw entries.
 	switched [8]uint32
@@ -87,9 +77,6 @@ func (p *Protocol) Receive(m *msg.TeamMessage, now uint32) {
 		r.Epoch = ExpandEpoch(uint16(r.Epoch), now)
 		if r.Player == p.self {
 			continue // our own, relayed back
-		}
-		if r.Player <= msg.MaxPlayerNumber {
-			p.maxHeard = max(p.maxHeard, r.Player)
 		}
 		if r.Epoch > now+1 {
 			continue // from the future: a clock not yet in step
@@ -146,17 +133,6 @@ func (p *Protocol) Update(now time.Duration, goalkeeper uint8) (msg.Role, bool) 
 		p.decided = e
 		return p.role, false
 	}
-	if p.pending {
-		d, ok := p.kickData(now)
-		if !ok {
-			return p.role, false
-		}
-		p.pending, p.epoch = false, e
-		old := p.role
-		p.role, p.cost, p.active = p.allocate(e, d, goalkeeper, p.kickPen, p.kickKnown)
-		p.kicked, p.kickOff = true, e
-		return p.role, p.decide(e, old)
-	}
 	if e == p.epoch {
 		return p.role, false
 	}
@@ -164,14 +140,14 @@ func (p *Protocol) Update(now time.Duration, goalkeeper uint8) (msg.Role, bool) 
 	// Records of epoch e-2 are complete once we have listened since its
 	// start: from startEpoch+3 on.
 	if e < p.startEpoch+3 {
-		if p.lateJoiner && p.role != msg.RoleSupporter && p.role != msg.RoleGoalie {
+		if p.lateJoiner && !p.kicked && p.role != msg.RoleSupporter && p.role != msg.RoleGoalie {
 			p.role = msg.RoleSupporter
 			return p.role, true
 		}
 		return p.role, false
 	}
 	if p.kicked && e < p.kickOff+3 {
-		// Records of the kick-off epoch predate the kick-off allocation.
+		// Records of the kick-off epoch predate the kick-off roles.
 		return p.role, false
 	}
 	if e%2 != 0 {
@@ -184,7 +160,7 @@ func (p *Protocol) Update(now time.Duration, goalkeeper uint8) (msg.Role, bool) 
 	}
 	p.warm = true
 	old := p.role
-	p.role, p.cost, p.active = p.allocate(e, e-2, goalkeeper, 0, false)
+	p.role, p.cost, p.active = p.allocate(e-2, goalkeeper)
 	return p.role, p.decide(e, old)
 }
 
@@ -220,67 +196,48 @@ func (p *Protocol) Locked(e uint32) bool {
 	return n >= limit
 }
 
-// StartPlay asks for the kick-off allocation when the team starts to play
-// at team time now (the game entered PLAYING, or the robots penalised
-// together were released together), if so configured: as soon as the
-// records of an epoch have been sent, sent again and relayed (within two
-// seconds with a period of 3.5 s and players up to 4), from each robot's
-// record of that epoch, with penalised (bit p set for every penalised
-// player p, from the GameController; known false: the records' own flags)
-// in place of the records' penalties, which predate the release. released
-// has bit p set for every player the GameController released with this
-// one: the wait covers their relay slots even if none of their messages
-// has arrived yet. Until then the robot keeps its role. It returns the
-// role and whether it changed.
-func (p *Protocol) StartPlay(now time.Duration, goalkeeper uint8, penalised uint32, known bool, released uint32) (msg.Role, bool) {
-	if p.cfg.KickOff {
-		if !p.started {
-			p.Update(now, goalkeeper)
-		}
-		p.pending, p.kickPen, p.kickKnown = true, penalised, known
-		p.released = 0
-		for q := msg.MaxPlayerNumber; q > 0; q-- {
-			if q < 32 && released&(1<<q) != 0 {
-				p.released = uint8(q)
-				break
-			}
-		}
+// StartPlay sets the kick-off roles when the team starts to play at team
+// time now (the game entered PLAYING, or the robots penalised together
+// were released together), if so configured: KickOffRole of this robot
+// among players (bit p set for every player that starts to play, known
+// from the GameController to every robot alike; 0: unknown, then
+// InitialRole). The rule needs no team message, so every robot decides
+// alike from the first tick of play whatever the network loses; the
+// regular, cost-based allocations take over once records from after the
+// kick-off are complete. It returns the role and whether it changed.
+func (p *Protocol) StartPlay(now time.Duration, goalkeeper uint8, players uint32) (msg.Role, bool) {
+	if !p.cfg.KickOff {
+		return p.Update(now, goalkeeper)
 	}
-	return p.Update(now, goalkeeper)
-}
-
-// kickData returns the newest epoch, since this robot started, whose
-// records every robot has at team time now: its last relay slot (of the
-// highest player heard or released together) in the next epoch has
-// passed, with a twentieth of a period for the delivery.
-func (p *Protocol) kickData(now time.Duration) (uint32, bool) {
-	per := p.cfg.Period.D()
-	last := max(p.maxHeard, p.self, p.released)
-	relayEnd := per/10 + time.Duration(int(last-1)%8)*per*7/80
+	if !p.started {
+		p.Update(now, goalkeeper)
+	}
 	e := p.Epoch(now)
-	for k := uint32(1); k <= 2 && k <= e; k++ {
-		d := e - k
-		if d < p.startEpoch {
-			break
-		}
-		if now >= time.Duration(d+1)*per+relayEnd {
-			return d, true
-		}
+	old := p.role
+	if players == 0 {
+		p.role = InitialRole(p.self, goalkeeper)
+	} else {
+		p.role = p.alloc.KickOffRole(p.self, players|1<<p.self, goalkeeper)
 	}
-	return 0, false
+	p.cost, p.active, p.epoch = 0, bits(players|1<<p.self), e
+	p.kicked, p.kickOff = true, e
+	return p.role, p.decide(e, old)
 }
 
-// allocate computes the allocation of epoch e from the records of epoch d
-// (and before, for a silent robot). With known, penalised replaces the
-// records' penalties: bit p is set for every penalised player p.
-func (p *Protocol) allocate(e, d uint32, goalkeeper uint8, penalised uint32, known bool) (msg.Role, float64, int) {
+// bits counts the set bits of players.
+func bits(players uint32) int {
+	n := 0
+	for ; players != 0; players &= players - 1 {
+		n++
+	}
+	return n
+}
+
+// allocate computes an allocation from the records of epoch d (and
+// before, for a silent robot).
+func (p *Protocol) allocate(d uint32, goalkeeper uint8) (msg.Role, float64, int) {
 	back := p.cfg.SilentEpochs - 1
 	p.snap = p.store.Snapshot(p.snap[:0], d, back)
-	if known {
-		for i := range p.snap {
-			p.snap[i].Penalised = penalised&(1<<p.snap[i].Player) != 0
-		}
-	}
 	// The goalkeeper is lost when it is penalised, or silent after having
 	// played (before the silence window).
 	lost := false
@@ -322,7 +279,7 @@ func (p *Protocol) Warm() bool { return p.warm }
 // allocation's change from the kick-off role is none).
 func (p *Protocol) Switches() int { return p.nsw }
 
-// Allocated reports whether an allocation (regular or kick-off) has
+// Allocated reports whether the kick-off rule or an allocation has
 // decided the role.
 func (p *Protocol) Allocated() bool { return p.allocated }
 

@@ -36,12 +36,13 @@
 // in the records, so every robot allocates with it alike.
 //
 // Kick-off: when the team starts to play (the game enters PLAYING, or the
-// robots penalised together are released together), every robot allocates
-// as soon as one epoch's records have been sent, sent again and relayed
-// (within 2 s with a 3.5 s period and players up to 4), from those
-// records with the GameController's penalties in place of theirs (which
-// predate the release); the regular allocations take over once records
-// from after it are complete.
+// robots penalised together are released together), every robot takes
+// its kick-off role (KickOffRole) in that tick: by player number among
+// the players the GameController lets play, which every robot knows
+// alike without a team message, so there is exactly one striker from the
+// first tick of play however many messages are lost. The regular,
+// cost-based allocations with their hysteresis take over once records
+// from after the kick-off are complete (the third epoch after it).
 package roles
 
 import (
@@ -80,8 +81,8 @@ type Config struct {
 	// minute (0: no limit): a robot that made as many is locked in its
 	// role until the oldest is a minute old.
 	MaxSwitches int `json:"max_switches"`
-	// KickOff allocates at once when the team starts to play, instead of
-	// waiting for the first regular allocation.
+	// KickOff gives every robot its kick-off role (KickOffRole) when the
+	// team starts to play, instead of keeping the roles it had before.
 	KickOff bool `json:"kick_off"`
 	// FallenCost is added to a fallen robot's costs (the time to get up).
 	FallenCost float64 `json:"fallen_cost"`
@@ -314,6 +315,38 @@ func (a *Allocator) pick(recs []msg.RoleRecord, r msg.Role, taken *[msg.MaxTeamm
 	out.Roles[best], out.Costs[best] = r, bestC
 	taken[best] = true
 	return true
+}
+
+// KickOffRole is player self's role when the players of the set players
+// (bit p set for every player p) start to play together: the roles in
+// priority order, the goalie to the goalkeeper if it plays, every other
+// role to the lowest-numbered field player left, the rest supporter. It
+// needs nothing but what every robot knows from the GameController, so
+// every robot computes the same whatever the team network loses; with
+// players 2, 3 and 4 and the default priority it is InitialRole.
+func (a *Allocator) KickOffRole(self uint8, players uint32, goalkeeper uint8) msg.Role {
+	if self >= 32 || players&(1<<self) == 0 {
+		return msg.RoleNone
+	}
+	if goalkeeper != 0 && goalkeeper < 32 && players&(1<<goalkeeper) != 0 {
+		if self == goalkeeper {
+			return msg.RoleGoalie
+		}
+		players &^= 1 << goalkeeper
+	}
+	// self's rank among the field players.
+	rank := bits(players & (1<<self - 1))
+	for k := range a.nprio {
+		r := a.priority[k]
+		if r == msg.RoleGoalie {
+			continue // the goalkeeper's only, above
+		}
+		if rank == 0 {
+			return r
+		}
+		rank--
+	}
+	return msg.RoleSupporter
 }
 
 // InitialRole is a robot's role before any allocation: by player number,

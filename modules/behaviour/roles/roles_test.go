@@ -176,7 +176,7 @@ type team struct {
 	// robots' records say penalised; at it each calls StartPlay.
 	startAt  time.Duration
 	started  bool
-	released uint32
+	released uint32 // the players the GameController releases at startAt
 	// drop, if set, loses the message from player from to player to sent
 	// in epoch e.
 	drop func(from, to uint8, e uint32) bool
@@ -215,7 +215,7 @@ func (tm *team) step(now time.Duration, cost func(p uint8) (float64, hal.Vec2)) 
 		var role msg.Role
 		var changed bool
 		if start {
-			role, changed = pr.StartPlay(now, 1, 0, true, tm.released)
+			role, changed = pr.StartPlay(now, 1, tm.released)
 		} else {
 			role, changed = pr.Update(now, 1)
 		}
@@ -472,106 +472,139 @@ func TestProtocolEqualCostsSettle(t *testing.T) {
 	}
 }
 
-// TestProtocolKickOff: three robots stand penalised for 3 s or more,
-// then the team starts to play: within 2 s every robot has allocated, from
-// the records sent while penalised (with the GameController's penalties),
-// all alike: player 4, nearest to the ball, strikes; there is exactly one
-// striker at every tick, and the regular allocations that follow keep
-// the roles, at 10 % loss.
+// kickOffRun runs players 2, 3 and 4, penalised until start, then released
+// together; player 4 is nearest to the ball. It fails the test at the first
+// tick of play without exactly one striker or with a robot not allocated,
+// and returns the roles at the end and each robot's switches.
+func kickOffRun(t *testing.T, cfg Config, loss float64, seed uint64, start time.Duration, drop func(from, to uint8, e uint32) bool) ([]msg.Role, []int) {
+	t.Helper()
+	tm := newTeam(cfg, []uint8{2, 3, 4}, loss, seed)
+	tm.startAt, tm.released, tm.drop = start, 1<<2|1<<3|1<<4, drop
+	pos := map[uint8]hal.Vec2{2: {X: -3.25, Y: 3}, 3: {X: -2, Y: -3}, 4: {X: -1.75, Y: 3}}
+	cost := func(p uint8) (float64, hal.Vec2) {
+		if p == 4 {
+			return 5, pos[p]
+		}
+		return 10 + float64(p), pos[p]
+	}
+	for now := time.Duration(0); now < start+25*time.Second; now += 10 * time.Millisecond {
+		tm.step(now, cost)
+		if now < tm.startAt {
+			continue
+		}
+		strikers := 0
+		for i, pr := range tm.protos {
+			if !pr.Allocated() {
+				t.Fatalf("seed %d: player %d not allocated %v after the start", seed, tm.players[i], now-tm.startAt)
+			}
+			if tm.roles[i] == msg.RoleStriker {
+				strikers++
+			}
+		}
+		if strikers != 1 {
+			t.Fatalf("seed %d: %d strikers %v after the start (%v)", seed, strikers, now-tm.startAt, tm.roles)
+		}
+	}
+	var sw []int
+	for _, pr := range tm.protos {
+		sw = append(sw, pr.Switches())
+	}
+	return tm.roles, sw
+}
+
+// TestProtocolKickOff: three robots stand penalised for 3 s or more, then
+// the team starts to play, at 10 % loss: from the first tick of play every
+// robot has its kick-off role (2 striker, 3 defender, 4 supporter), with
+// exactly one striker at every tick; the first regular allocation gives
+// the striker role to player 4, nearest to the ball, and that is the only
+// switch.
 func TestProtocolKickOff(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Period = config.Duration(3500 * time.Millisecond)
 	for seed := uint64(1); seed <= 100; seed++ {
-		tm := newTeam(cfg, []uint8{2, 3, 4}, 0.1, seed)
-		tm.startAt = 3*time.Second + time.Duration(seed%20)*170*time.Millisecond
-		pos := map[uint8]hal.Vec2{2: {X: -3.25, Y: 3}, 3: {X: -2, Y: -3}, 4: {X: -1.75, Y: 3}}
-		cost := func(p uint8) (float64, hal.Vec2) {
-			if p == 4 {
-				return 5, pos[p]
-			}
-			return 10 + float64(p), pos[p]
+		start := 3*time.Second + time.Duration(seed%20)*170*time.Millisecond
+		roles, sw := kickOffRun(t, cfg, 0.1, seed, start, nil)
+		if roles[2] != msg.RoleStriker {
+			t.Errorf("seed %d: roles %v, want player 4 striking", seed, roles)
 		}
-		for now := time.Duration(0); now < 25*time.Second; now += 10 * time.Millisecond {
-			tm.step(now, cost)
-			if now < tm.startAt {
-				continue
-			}
-			strikers := 0
-			for i, pr := range tm.protos {
-				if !pr.Allocated() && now-tm.startAt >= 2*time.Second {
-					t.Fatalf("seed %d: player %d not allocated %v after the start", seed, tm.players[i], now-tm.startAt)
-				}
-				if tm.roles[i] == msg.RoleStriker {
-					strikers++
-				}
-			}
-			if strikers != 1 {
-				t.Errorf("seed %d: %d strikers %v after the start (%v)", seed, strikers, now-tm.startAt, tm.roles)
-				break
-			}
-		}
-		if tm.roles[2] != msg.RoleStriker {
-			t.Errorf("seed %d: roles %v, want player 4 striking", seed, tm.roles)
-		}
-		for i, pr := range tm.protos {
-			if pr.Switches() != 0 {
-				t.Errorf("seed %d: player %d switched %d times", seed, tm.players[i], pr.Switches())
-			}
+		if sw[0] != 1 || sw[1] != 0 || sw[2] != 1 {
+			t.Errorf("seed %d: switches %v, want players 2 and 4 once", seed, sw)
 		}
 	}
 }
 
-// TestProtocolKickOffLostMessages: player 2 hears nothing from player 4
-// before the kick-off allocation but player 4's own resend (its first
-// message and player 3's relay of it are lost). Waiting for the relay
-// slots of the players heard so far, player 2 allocated before that
-// resend, without player 4, and two robots struck; waiting for the slots
-// of every player the GameController released together, it allocates
-// with player 4 like its teammates.
+// TestProtocolKickOffLostMessages: from before the kick-off to the end of
+// the epoch after it (at least 3.5 s after it) every message of player 4
+// is lost, or every message to player 2. An allocation from the records
+// sent around the kick-off gave two strikers (player 4, cheapest, from its
+// own records; teammates without them chose another); the kick-off rule
+// needs no message, and there is exactly one striker from the first tick
+// of play on, every robot allocated, and player 4 strikes once the
+// regular allocations have its records.
 func TestProtocolKickOffLostMessages(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Period = config.Duration(3500 * time.Millisecond)
-	drop := func(from, to uint8, e uint32) bool {
-		return to == 2 && (from == 4 && e == 0 || from == 3 && e == 1)
-	}
-	for _, tc := range []struct {
-		name     string
-		released uint32
-		want     bool // exactly one striker throughout
+	const start = 3040 * time.Millisecond
+	kick := uint32(start / cfg.Period.D())
+	tests := []struct {
+		name string
+		drop func(from, to uint8, e uint32) bool
 	}{
-		{"only the players heard", 0, false},
-		{"the players released together", 1<<2 | 1<<3 | 1<<4, true},
-	} {
-		tm := newTeam(cfg, []uint8{2, 3, 4}, 0, 1)
-		tm.startAt, tm.released, tm.drop = 3040*time.Millisecond, tc.released, drop
-		pos := map[uint8]hal.Vec2{2: {X: -3.25, Y: 3}, 3: {X: -2, Y: -3}, 4: {X: -1.75, Y: 3}}
-		cost := func(p uint8) (float64, hal.Vec2) {
-			if p == 4 {
-				return 5, pos[p]
+		{"player 4 silent until an epoch after the kick-off", func(from, to uint8, e uint32) bool { return from == 4 && e <= kick+1 }},
+		{"player 2 hears no teammate until an epoch after the kick-off", func(from, to uint8, e uint32) bool {
+			return to == 2 && e <= kick+1
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := uint64(1); seed <= 8; seed++ {
+				roles, _ := kickOffRun(t, cfg, 0, seed, start+time.Duration(seed)*97*time.Millisecond, tc.drop)
+				if roles[2] != msg.RoleStriker {
+					t.Errorf("seed %d: roles %v at the end, want player 4 striking", seed, roles)
+				}
 			}
-			return 10 + float64(p), pos[p]
+		})
+	}
+}
+
+// TestKickOffRole: the kick-off roles by player number among the players
+// that start, the goalkeeper in goal if it plays.
+func TestKickOffRole(t *testing.T) {
+	a := NewAllocator(DefaultConfig())
+	S, D, P, G, N := msg.RoleStriker, msg.RoleDefender, msg.RoleSupporter, msg.RoleGoalie, msg.RoleNone
+	set := func(ps ...uint8) uint32 {
+		var b uint32
+		for _, p := range ps {
+			b |= 1 << p
 		}
-		ok := true
-		for now := time.Duration(0); now < 20*time.Second; now += 10 * time.Millisecond {
-			tm.step(now, cost)
-			if now < tm.startAt {
-				continue
-			}
+		return b
+	}
+	tests := []struct {
+		name    string
+		players uint32
+		keeper  uint8
+		want    map[uint8]msg.Role
+	}{
+		{"players 2-4, the goalkeeper absent", set(2, 3, 4), 1, map[uint8]msg.Role{2: S, 3: D, 4: P, 1: N, 5: N}},
+		{"a full team", set(1, 2, 3, 4, 5), 1, map[uint8]msg.Role{1: G, 2: S, 3: D, 4: P, 5: P}},
+		{"player 2 penalised", set(1, 3, 4), 1, map[uint8]msg.Role{1: G, 3: S, 4: D}},
+		{"no fixed goalkeeper", set(1, 3), 0, map[uint8]msg.Role{1: S, 3: D}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
 			strikers := 0
-			for _, r := range tm.roles {
-				if r == msg.RoleStriker {
+			for p, want := range tc.want {
+				got := a.KickOffRole(p, tc.players, tc.keeper)
+				if got != want {
+					t.Errorf("player %d: %v, want %v", p, got, want)
+				}
+				if got == S {
 					strikers++
 				}
 			}
-			ok = ok && strikers == 1
-		}
-		if ok != tc.want {
-			t.Errorf("%s: exactly one striker throughout: %v, want %v", tc.name, ok, tc.want)
-		}
-		for i, pr := range tm.protos {
-			if !pr.Allocated() {
-				t.Errorf("%s: player %d never allocated", tc.name, tm.players[i])
+			if strikers != 1 {
+				t.Errorf("%d strikers", strikers)
 			}
-		}
+		})
 	}
 }

@@ -141,6 +141,7 @@ type campaignFlags struct {
 	limit, penalised, sample *time.Duration
 	found, reliable          *float64
 	seed                     *uint64
+	physics                  *string
 }
 
 func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
@@ -161,6 +162,7 @@ func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
 	f.penalised = fs.Duration("penalised", 0, "how long the robots stand penalised before each trial, simulation time (default 3s)")
 	f.sample = fs.Duration("sample", 0, "trajectory sampling interval (default 500ms)")
 	f.seed = fs.Uint64("seed", 0, "the campaign's seed (default 1)")
+	f.physics = fs.String("physics", "", "the embedded simulator's world model: kinematic (the default) or ode (rcssserver3d's dynamics; a build with -tags ode)")
 	return f
 }
 
@@ -233,6 +235,9 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 	}
 	if set["seed"] {
 		cfg.Seed = *f.seed
+	}
+	if set["physics"] {
+		cfg.Physics = *f.physics
 	}
 	return cfg, cfg.Validate()
 }

@@ -64,6 +64,12 @@ func TestPrintConfig(t *testing.T) {
 					t.Errorf("loss %v, play on %v, strategies %+v", c.Network.Loss, c.PlayOn, c.Strategies)
 				}
 			}},
+		{name: "physics", args: []string{"-physics", "ode"}, check: func(t *testing.T, c experiment.Config) {
+			if c.Physics != "ode" {
+				t.Errorf("physics %q, want ode", c.Physics)
+			}
+		}},
+		{name: "unknown physics", args: []string{"-physics", "bullet"}, err: "physics"},
 		{name: "unknown position set", args: []string{"-positions", "moon"}, err: "spread"},
 		{name: "unknown setting", args: []string{"-set", "behaviour.nope=1"}, err: "behaviour.nope"},
 		{name: "bad strategy", args: []string{"-strategy", "2019"}, err: "search.strategy"},

@@ -411,7 +411,11 @@ func reportWith(ctx context.Context, st *experiment.Store, with []string, out st
 	}
 	var notes []string
 	note := func(path string, c *experiment.Config) {
-		notes = append(notes, fmt.Sprintf("%s: strategies %v, team-message loss %g, play on %v, robot settings %v", path, names(c.Strategies), c.Network.Loss, c.PlayOn, c.Set))
+		physics := c.Physics
+		if physics == "" {
+			physics = "kinematic"
+		}
+		notes = append(notes, fmt.Sprintf("%s: strategies %v, team-message loss %g, play on %v, robot settings %v, physics %s", path, names(c.Strategies), c.Network.Loss, c.PlayOn, c.Set, physics))
 	}
 	note(st.Path(), &cfg)
 	for _, path := range with {

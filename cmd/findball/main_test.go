@@ -168,7 +168,7 @@ func TestShardedRun(t *testing.T) {
 	if err := run(ctx, []string{"report", "-db", merged, "-with", sweepDB, "-out", filepath.Join(dir, "with")}, &out, &bytes.Buffer{}, env(nil)); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## sweep against 2017", "(2 pairs,", "team-message loss 0.1", "### sweep"} {
+	for _, want := range []string{"## sweep against 2017", "(2 pairs,", "team-message loss 0.1", "physics kinematic", "### sweep"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report -with: no %q in\n%s", want, out.String())
 		}

@@ -5,6 +5,7 @@ package simserver
 import (
 	"context"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -15,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/robotd/robotd/simserver/ode"
 )
 
 // BenchmarkPhysicsWorld measures the physics mode's own work per cycle, in
@@ -276,4 +279,98 @@ func procCPU(pid int) time.Duration {
 	ut, _ := strconv.ParseInt(f[11], 10, 64)
 	st, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(ut+st) * (time.Second / 100) // USER_HZ
+}
+
+// BenchmarkPhysicsStep is one NAO's ODE step alone (ps_step: motors,
+// drag, collision, dWorldStep, senses), to show what a physics step costs
+// and why: standing still with auto-disable (SimSpark's setting), standing
+// still with every body kept awake, swaying every joint a little, and a
+// 0.5 Hz squat with the arms swinging (a P-controller on hips, knees,
+// ankles and shoulders). Reports the CPU time per step, the contact points
+// per step and the share of steps the torso was awake.
+func BenchmarkPhysicsStep(b *testing.B) {
+	m, err := naoPhysModel()
+	if err != nil {
+		b.Fatal(err)
+	}
+	idx := func(name string) int {
+		for j, id := range jointIDs {
+			if id.EffectorName() == name {
+				return j
+			}
+		}
+		b.Fatalf("no joint %s", name)
+		return -1
+	}
+	for _, tc := range []struct {
+		name   string
+		awake  bool // auto-disable off
+		motion string
+	}{
+		{"still/auto-disable", false, "still"},
+		{"still/awake", true, "still"},
+		{"sway", false, "sway"},
+		{"squat", false, "squat"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			p := ode.SimSpark()
+			p.AutoDisable = !tc.awake
+			s, err := ode.New(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			id, err := s.AddRobot(&m.m, [3]float64{0, 0, 0.4}, ode.UprightRot(0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			s.Place(id, [3]float64{0, 0, 0.4}, ode.UprightRot(0), trainerClear)
+			s.SetBall([3]float64{2, 0, 0.05}, [3]float64{})
+			knees := [2]int{idx("lle4"), idx("rle4")}
+			hips := [2]int{idx("lle3"), idx("rle3")}
+			ankles := [2]int{idx("lle5"), idx("rle5")}
+			shoulders := [2]int{idx("lae1"), idx("rae1")}
+			cycle := 0
+			step := func() {
+				t := float64(cycle) * 0.01
+				cycle++
+				switch tc.motion {
+				case "sway":
+					v := 0.15 * math.Sin(2*math.Pi*t/0.4)
+					for j := range numJoints {
+						s.SetVelocity(id, j, v)
+					}
+				case "squat":
+					st := s.Robot(id)
+					knee := 0.5 + 0.4*math.Sin(math.Pi*t)
+					arm := -1.4 + 0.8*math.Sin(math.Pi*t)
+					for k := range 2 {
+						for _, jt := range [][2]float64{{float64(knees[k]), knee}, {float64(hips[k]), -knee / 2}, {float64(ankles[k]), -knee / 2}, {float64(shoulders[k]), arm}} {
+							j := int(jt[0])
+							s.SetVelocity(id, j, 10*(jt[1]-st.Angle(j)))
+						}
+					}
+				}
+				s.Step()
+			}
+			for range 200 {
+				step()
+			}
+			contacts, awake := 0, 0
+			b.ResetTimer()
+			cpu0 := cpuTime()
+			for range b.N {
+				step()
+				st := s.Robot(id)
+				contacts += st.Contacts()
+				if st.Enabled() {
+					awake++
+				}
+			}
+			cpu := cpuTime() - cpu0
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/step")
+			b.ReportMetric(float64(contacts)/float64(b.N), "contacts/step")
+			b.ReportMetric(float64(awake)/float64(b.N), "awake")
+		})
+	}
 }

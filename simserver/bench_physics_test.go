@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,7 +79,8 @@ func BenchmarkPhysicsWorld(b *testing.B) {
 // Metrics: sim-s/s is simulated seconds per wall second; ode/rcss their
 // ratio; cpu-µs/cycle the CPU time per 10 ms cycle, of this process (the
 // embedded server and the agents) for ode, of the server process and the
-// agents for rcss.
+// agents for rcss; ode-allocs/cycle the heap allocations of the embedded
+// server and its agents per cycle.
 func BenchmarkSyncServer(b *testing.B) {
 	rcss, reason := startRealServer(b)
 	for _, load := range []string{"sway", "idle"} {
@@ -131,6 +133,10 @@ func BenchmarkSyncServer(b *testing.B) {
 					b.ReportMetric(rate(f), f.name+"-sim-s/s")
 					if f.name == "ode" || f.pid > 0 {
 						b.ReportMetric(float64(f.cpu.Microseconds())/float64(f.cycles), f.name+"-cpu-µs/cycle")
+					}
+					if f.name == "ode" {
+						// The embedded server's and its agents' heap allocations.
+						b.ReportMetric(float64(f.allocs)/float64(f.cycles), "ode-allocs/cycle")
 					}
 				}
 				if len(fleets) == 2 {
@@ -202,6 +208,7 @@ type benchFleet struct {
 	cycles int64
 	wall   time.Duration
 	cpu    time.Duration
+	allocs uint64 // this process's, while the fleet ran
 }
 
 // connectFleet connects n agents to addr one at a time (a real server
@@ -240,6 +247,9 @@ func (f *benchFleet) waitFor(b *testing.B, i int, m int64) {
 
 // run lets the fleet's server step k cycles, adding their wall and CPU time.
 func (f *benchFleet) run(b *testing.B, k int64) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	a0 := ms.Mallocs
 	m0 := f.msgs[0].Load()
 	cpu0, own0 := procCPU(f.pid), cpuTime()
 	start := time.Now()
@@ -252,6 +262,8 @@ func (f *benchFleet) run(b *testing.B, k int64) {
 		f.cpu += procCPU(f.pid) - cpu0
 	}
 	f.cycles += k
+	runtime.ReadMemStats(&ms)
+	f.allocs += ms.Mallocs - a0
 }
 
 func (f *benchFleet) close() {

@@ -91,9 +91,12 @@ type Config struct {
 	// scenario. The find time is still the first find.
 	PlayOn bool `json:"play_on,omitempty"`
 	// Physics is the embedded simulator's world model
-	// (simserver.Config.Physics): "" or "kinematic" (the default), or
-	// "ode" (a build with -tags ode). A campaign on an attached server
-	// ignores it.
+	// (simserver.Config.Physics): "ode" (the default: rcssserver3d's
+	// dynamics, a build with -tags ode) or "kinematic" ("" in a stored
+	// campaign). The kinematic model's find rates and times fall outside
+	// the physics mode's 95 % confidence intervals on the same campaign
+	// (README), so it is only for quick runs that judge no strategy. A
+	// campaign on an attached server ignores it.
 	Physics string `json:"physics,omitempty"`
 }
 
@@ -174,6 +177,7 @@ func DefaultConfig() Config {
 		Seed:             1,
 		Team:             17,
 		Network:          teamcomm.DefaultBusConfig(),
+		Physics:          simserver.PhysicsODE,
 		// Three robots share the SPL's 1200 team messages per game: one
 		// allocation epoch (and message) each every 3.5 s, as the
 		// find-ball scenario runs them.

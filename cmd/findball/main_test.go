@@ -15,6 +15,7 @@ import (
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/experiment"
 	"github.com/robotd/robotd/internal/leaktest"
+	"github.com/robotd/robotd/simserver"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -110,6 +111,7 @@ func TestShardedRun(t *testing.T) {
 	defer leaktest.Check(t)()
 	dir := t.TempDir()
 	cfg := experiment.DefaultConfig()
+	cfg.Physics = simserver.PhysicsKinematic // the plumbing, in every build
 	cfg.Starts = cfg.Starts[:1]
 	cfg.Balls = []experiment.Point{{X: -3.25, Y: 2.2}}
 	cfg.Strategies = cfg.Strategies[1:]
@@ -261,12 +263,13 @@ func TestDatabaseClash(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := experiment.DefaultConfig()
+	cfg.Physics = simserver.PhysicsKinematic
 	if err := st.Begin(ctx, &cfg); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
 	var out, errb bytes.Buffer
-	err = run(ctx, []string{"-db", db, "-trials", "2", "-limit", "5s"}, &out, &errb, env(nil))
+	err = run(ctx, []string{"-db", db, "-trials", "2", "-limit", "5s", "-physics", "kinematic"}, &out, &errb, env(nil))
 	if !errors.Is(err, experiment.ErrOtherCampaign) {
 		t.Fatalf("error %v, want the other campaign's", err)
 	}

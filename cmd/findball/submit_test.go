@@ -41,7 +41,7 @@ func slurmCampaign(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	return []string{"-robots", "1", "-balls", balls, "-trials", "2", "-limit", "8s", "-penalised", "500ms",
-		"-strategy", "2016", "-strategy", "2017"}
+		"-strategy", "2016", "-strategy", "2017", "-physics", "kinematic"}
 }
 
 // outcomes reads a database's trials and trajectories, one line per trial

@@ -36,7 +36,8 @@ func TestPrintConfig(t *testing.T) {
 	}{
 		{name: "defaults", check: func(t *testing.T, c experiment.Config) {
 			if len(c.Balls) != 10 || len(c.Starts) != 3 || c.Trials != 10 || c.Limit.D().Seconds() != 180 || c.FoundDistance != 0.3 ||
-				c.ReliableDistance != 2.5 || len(c.Strategies) != 2 || c.Strategies[0].Name != "2016" || c.Strategies[1].Name != "2017" {
+				c.ReliableDistance != 2.5 || len(c.Strategies) != 2 || c.Strategies[0].Name != "2016" || c.Strategies[1].Name != "2017" ||
+				c.Physics != simserver.PhysicsODE {
 				t.Errorf("defaults: %+v", c)
 			}
 		}},

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/robotd/robotd/simrun"
+	"github.com/robotd/robotd/simserver"
+	"github.com/robotd/robotd/simserver/ode"
 )
 
 // Options say how a campaign runs; they do not change its outcome.
@@ -60,6 +62,9 @@ func Run(ctx context.Context, cfg *Config, st *Store, opt Options) (Summary, err
 	}
 	if opt.Target != nil {
 		opt.Parallel = 1
+	}
+	if opt.Target == nil && cfg.Physics == simserver.PhysicsODE && !ode.Available {
+		return sum, fmt.Errorf("experiment: the campaign's physics mode %q needs a build with -tags ode (and libode); physics %q runs without it but judges no strategy", cfg.Physics, simserver.PhysicsKinematic)
 	}
 	if opt.TrialTimeout <= 0 {
 		opt.TrialTimeout = 10 * time.Minute

@@ -16,6 +16,8 @@ import (
 
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/internal/leaktest"
+	"github.com/robotd/robotd/simserver"
+	"github.com/robotd/robotd/simserver/ode"
 )
 
 // Environment of the helper process testKillAndResume starts: the
@@ -59,6 +61,7 @@ func helperCampaign(db, cfgJSON string) int {
 // enough, one in the far corner (not found before the short limit).
 func quickConfig(robots, positions int) Config {
 	cfg := DefaultConfig()
+	cfg.Physics = simserver.PhysicsKinematic // the plumbing, in every build
 	cfg.Starts = append([]Start(nil), ThesisStarts[:robots]...)
 	cfg.Balls = []Point{{-3.25, 2.2}, {4, -2.5}, {-3, 2.2}}[:positions]
 	cfg.Trials = 1
@@ -409,4 +412,27 @@ type testWriter struct{ t *testing.T }
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// TestPhysicsNeedsODE: a campaign in the physics mode (the default) on the
+// embedded simulator fails at once, saying how to build, when this build
+// has no ODE.
+func TestPhysicsNeedsODE(t *testing.T) {
+	if ode.Available {
+		t.Skip("this build has ODE: the campaign would run (the physics mode's campaigns are measured by hand, README)")
+	}
+	cfg := quickConfig(1, 1)
+	cfg.Physics = simserver.PhysicsODE
+	st, err := Open(context.Background(), filepath.Join(t.TempDir(), "ode.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	_, err = Run(context.Background(), &cfg, st, Options{Parallel: 1})
+	if err == nil || !strings.Contains(err.Error(), "-tags ode") {
+		t.Fatalf("error %v, want one that names -tags ode", err)
+	}
+	if DefaultConfig().Physics != simserver.PhysicsODE {
+		t.Errorf("default physics %q, want %q", DefaultConfig().Physics, simserver.PhysicsODE)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/robotd/robotd/backends/sim"
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/robot"
+	"github.com/robotd/robotd/simserver"
 	"github.com/robotd/robotd/teamcomm"
 )
 
@@ -89,6 +90,14 @@ type Config struct {
 	// the ball is found (the striker kicks it, roles change): the role
 	// scenario. The find time is still the first find.
 	PlayOn bool `json:"play_on,omitempty"`
+	// Physics is the embedded simulator's world model
+	// (simserver.Config.Physics): "ode" (the default: rcssserver3d's
+	// dynamics, a build with -tags ode) or "kinematic" ("" in a stored
+	// campaign). The kinematic model's find rates and times fall outside
+	// the physics mode's 95 % confidence intervals on the same campaign
+	// (README), so it is only for quick runs that judge no strategy. A
+	// campaign on an attached server ignores it.
+	Physics string `json:"physics,omitempty"`
 }
 
 // ThesisBalls is the thesis' table 5.2 (metres).
@@ -168,6 +177,7 @@ func DefaultConfig() Config {
 		Seed:             1,
 		Team:             17,
 		Network:          teamcomm.DefaultBusConfig(),
+		Physics:          simserver.PhysicsODE,
 		// Three robots share the SPL's 1200 team messages per game: one
 		// allocation epoch (and message) each every 3.5 s, as the
 		// find-ball scenario runs them.
@@ -229,6 +239,8 @@ func (c *Config) Validate() error {
 		bad("sample %v: want at least 10ms", c.Sample.D())
 	case c.Team < 1 || c.Team > 255:
 		bad("team %d outside 1..255", c.Team)
+	case c.Physics != "" && c.Physics != simserver.PhysicsKinematic && c.Physics != simserver.PhysicsODE:
+		bad("physics %q: want %q or %q", c.Physics, simserver.PhysicsKinematic, simserver.PhysicsODE)
 	}
 	if _, err := teamcomm.NewBus(c.Network); err != nil {
 		bad("network: %w", err)

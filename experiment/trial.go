@@ -89,6 +89,9 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 		g.hold(math.Inf(-1)) // every reply waits until the controller lets it through
 		sc := simserver.DefaultConfig()
 		sc.Sync, sc.Seed, sc.Cycle = true, subSeed(t.Seed, 0), cycle
+		if cfg.Physics != "" {
+			sc.Physics = cfg.Physics
+		}
 		sc.Logger = e.simLog.With("sim", "embedded")
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

@@ -200,6 +200,8 @@ func TestValidate(t *testing.T) {
 		{"no trials", func(c *Config) { c.Trials = 0 }, "trials"},
 		{"no limit", func(c *Config) { c.Limit = 0 }, "limit"},
 		{"network", func(c *Config) { c.Network.Loss = 2 }, "network"},
+		{"physics ode", func(c *Config) { c.Physics = "ode" }, ""},
+		{"unknown physics", func(c *Config) { c.Physics = "bullet" }, "physics"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := DefaultConfig()

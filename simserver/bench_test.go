@@ -142,7 +142,7 @@ func BenchmarkLoopback(b *testing.B) {
 				}
 				wg.Go(func() {
 					defer c.Close()
-					benchAgent(c, i, cmds, nil)
+					benchAgent(c, i, cmds, nil, nil)
 				})
 			}
 			waitScenes(b, s, int64(n))
@@ -173,11 +173,44 @@ func BenchmarkLoopback(b *testing.B) {
 	}
 }
 
+// benchGate pauses agents: while it is closed an agent holds its answer,
+// and a sync-mode server waits for it. A nil gate is always open.
+type benchGate struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	closed bool
+}
+
+func newBenchGate(closed bool) *benchGate {
+	g := &benchGate{closed: closed}
+	g.cond = sync.NewCond(&g.mu)
+	return g
+}
+
+// set closes (true) or opens (false) the gate.
+func (g *benchGate) set(closed bool) {
+	g.mu.Lock()
+	g.closed = closed
+	g.mu.Unlock()
+	g.cond.Broadcast()
+}
+
+func (g *benchGate) wait() {
+	if g == nil {
+		return
+	}
+	g.mu.Lock()
+	for g.closed {
+		g.cond.Wait()
+	}
+	g.mu.Unlock()
+}
+
 // benchAgent plays robot i (team A for even i, B for odd) over c: scene,
-// init, beam, then joint commands, each answer at once with (syn). It
-// counts the messages it received in msgs (if not nil) and returns when c
-// fails or closes.
-func benchAgent(c net.Conn, i int, cmds [][]byte, msgs *atomic.Int64) {
+// init, beam, then joint commands, each answer at once with (syn), or as
+// soon as gate opens. It counts the messages it received in msgs (if not
+// nil) and returns when c fails or closes.
+func benchAgent(c net.Conn, i int, cmds [][]byte, msgs *atomic.Int64, gate *benchGate) {
 	fr := simspark.NewFrameReader(c, 0)
 	out := simspark.AppendFrame(nil, []byte("(scene rsg/agent/nao/nao.rsg)(syn)"))
 	if _, err := c.Write(out); err != nil {
@@ -201,6 +234,7 @@ func benchAgent(c net.Conn, i int, cmds [][]byte, msgs *atomic.Int64) {
 			p = cmds[m%len(cmds)]
 		}
 		out = simspark.AppendFrame(out[:0], p)
+		gate.wait()
 		if _, err := c.Write(out); err != nil {
 			return
 		}

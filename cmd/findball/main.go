@@ -5,7 +5,9 @@
 // from within 300 mm is measured, up to 180 s; ten trials per position,
 // for each search strategy. The robots are in-process robotd instances
 // (the daemon's modules) on robotd's embedded simulator in sync mode, one
-// simulator per trial, or on a running rcssserver3d named with -server.
+// simulator per trial, in its physics mode (build with -tags ode; -physics
+// kinematic for the quick kinematic model), or on a running rcssserver3d
+// named with -server.
 //
 //	findball [run] [flags]          run or resume a campaign, then report
 //	findball report -db F -out D    tables, comparison, plots and CSV of a database
@@ -141,6 +143,7 @@ type campaignFlags struct {
 	limit, penalised, sample *time.Duration
 	found, reliable          *float64
 	seed                     *uint64
+	physics                  *string
 }
 
 func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
@@ -161,6 +164,7 @@ func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
 	f.penalised = fs.Duration("penalised", 0, "how long the robots stand penalised before each trial, simulation time (default 3s)")
 	f.sample = fs.Duration("sample", 0, "trajectory sampling interval (default 500ms)")
 	f.seed = fs.Uint64("seed", 0, "the campaign's seed (default 1)")
+	f.physics = fs.String("physics", "", "the embedded simulator's world model: ode (the default: rcssserver3d's dynamics; a build with -tags ode) or kinematic (quick, but its find rates and times differ from the physics mode's: it judges no strategy)")
 	return f
 }
 
@@ -233,6 +237,9 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 	}
 	if set["seed"] {
 		cfg.Seed = *f.seed
+	}
+	if set["physics"] {
+		cfg.Physics = *f.physics
 	}
 	return cfg, cfg.Validate()
 }
@@ -406,7 +413,11 @@ func reportWith(ctx context.Context, st *experiment.Store, with []string, out st
 	}
 	var notes []string
 	note := func(path string, c *experiment.Config) {
-		notes = append(notes, fmt.Sprintf("%s: strategies %v, team-message loss %g, play on %v, robot settings %v", path, names(c.Strategies), c.Network.Loss, c.PlayOn, c.Set))
+		physics := c.Physics
+		if physics == "" {
+			physics = "kinematic"
+		}
+		notes = append(notes, fmt.Sprintf("%s: strategies %v, team-message loss %g, play on %v, robot settings %v, physics %s", path, names(c.Strategies), c.Network.Loss, c.PlayOn, c.Set, physics))
 	}
 	note(st.Path(), &cfg)
 	for _, path := range with {

@@ -15,6 +15,7 @@ import (
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/experiment"
 	"github.com/robotd/robotd/internal/leaktest"
+	"github.com/robotd/robotd/simserver"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -35,7 +36,8 @@ func TestPrintConfig(t *testing.T) {
 	}{
 		{name: "defaults", check: func(t *testing.T, c experiment.Config) {
 			if len(c.Balls) != 10 || len(c.Starts) != 3 || c.Trials != 10 || c.Limit.D().Seconds() != 180 || c.FoundDistance != 0.3 ||
-				c.ReliableDistance != 2.5 || len(c.Strategies) != 2 || c.Strategies[0].Name != "2016" || c.Strategies[1].Name != "2017" {
+				c.ReliableDistance != 2.5 || len(c.Strategies) != 2 || c.Strategies[0].Name != "2016" || c.Strategies[1].Name != "2017" ||
+				c.Physics != simserver.PhysicsODE {
 				t.Errorf("defaults: %+v", c)
 			}
 		}},
@@ -64,6 +66,12 @@ func TestPrintConfig(t *testing.T) {
 					t.Errorf("loss %v, play on %v, strategies %+v", c.Network.Loss, c.PlayOn, c.Strategies)
 				}
 			}},
+		{name: "physics", args: []string{"-physics", "ode"}, check: func(t *testing.T, c experiment.Config) {
+			if c.Physics != "ode" {
+				t.Errorf("physics %q, want ode", c.Physics)
+			}
+		}},
+		{name: "unknown physics", args: []string{"-physics", "bullet"}, err: "physics"},
 		{name: "unknown position set", args: []string{"-positions", "moon"}, err: "spread"},
 		{name: "unknown setting", args: []string{"-set", "behaviour.nope=1"}, err: "behaviour.nope"},
 		{name: "bad strategy", args: []string{"-strategy", "2019"}, err: "search.strategy"},
@@ -104,6 +112,7 @@ func TestShardedRun(t *testing.T) {
 	defer leaktest.Check(t)()
 	dir := t.TempDir()
 	cfg := experiment.DefaultConfig()
+	cfg.Physics = simserver.PhysicsKinematic // the plumbing, in every build
 	cfg.Starts = cfg.Starts[:1]
 	cfg.Balls = []experiment.Point{{X: -3.25, Y: 2.2}}
 	cfg.Strategies = cfg.Strategies[1:]
@@ -162,7 +171,7 @@ func TestShardedRun(t *testing.T) {
 	if err := run(ctx, []string{"report", "-db", merged, "-with", sweepDB, "-out", filepath.Join(dir, "with")}, &out, &bytes.Buffer{}, env(nil)); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## sweep against 2017", "(2 pairs,", "team-message loss 0.1", "### sweep"} {
+	for _, want := range []string{"## sweep against 2017", "(2 pairs,", "team-message loss 0.1", "physics kinematic", "### sweep"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report -with: no %q in\n%s", want, out.String())
 		}
@@ -255,12 +264,13 @@ func TestDatabaseClash(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := experiment.DefaultConfig()
+	cfg.Physics = simserver.PhysicsKinematic
 	if err := st.Begin(ctx, &cfg); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
 	var out, errb bytes.Buffer
-	err = run(ctx, []string{"-db", db, "-trials", "2", "-limit", "5s"}, &out, &errb, env(nil))
+	err = run(ctx, []string{"-db", db, "-trials", "2", "-limit", "5s", "-physics", "kinematic"}, &out, &errb, env(nil))
 	if !errors.Is(err, experiment.ErrOtherCampaign) {
 		t.Fatalf("error %v, want the other campaign's", err)
 	}

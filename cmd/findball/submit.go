@@ -15,6 +15,8 @@ import (
 	"github.com/robotd/robotd/experiment"
 	"github.com/robotd/robotd/experiment/kube"
 	"github.com/robotd/robotd/experiment/slurm"
+	"github.com/robotd/robotd/simserver"
+	"github.com/robotd/robotd/simserver/ode"
 )
 
 // submitHooks are what a test changes in submit: how the nodes run
@@ -68,6 +70,10 @@ func submitWith(ctx context.Context, args []string, stdout, stderr io.Writer, ho
 		}
 		_, err = io.WriteString(stdout, m)
 		return err
+	}
+	if *findball == "" && cfg.Physics == simserver.PhysicsODE && !ode.Available {
+		// The nodes run this executable: its tasks would all fail.
+		return fmt.Errorf("submit: the campaign's physics mode %q needs a findball built with -tags ode (or -findball PATH naming one, or -physics %s)", cfg.Physics, simserver.PhysicsKinematic)
 	}
 	sc := slurm.Config{Dir: *dir, Tasks: *tasks, CPUsPerTask: *cpus, Mem: *mem, Time: *limit, Partition: *partition,
 		Sbatch: sbatchArgs, Poll: *poll, Resubmit: *resubmit, Command: hooks.command, Env: hooks.env}

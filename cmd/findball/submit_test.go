@@ -16,6 +16,7 @@ import (
 	"github.com/robotd/robotd/experiment/slurm"
 	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/internal/slurmtest"
+	"github.com/robotd/robotd/simserver/ode"
 )
 
 // asFindball makes the test binary run findball's main: the Slurm tasks
@@ -41,7 +42,7 @@ func slurmCampaign(t *testing.T, dir string) []string {
 		t.Fatal(err)
 	}
 	return []string{"-robots", "1", "-balls", balls, "-trials", "2", "-limit", "8s", "-penalised", "500ms",
-		"-strategy", "2016", "-strategy", "2017"}
+		"-strategy", "2016", "-strategy", "2017", "-physics", "kinematic"}
 }
 
 // outcomes reads a database's trials and trajectories, one line per trial
@@ -261,4 +262,21 @@ func taskLogs(dir string) string {
 		fmt.Fprintf(&b, "--- %s\n%s", l, data)
 	}
 	return b.String()
+}
+
+// TestSubmitNeedsODE: a Slurm submission of a physics-mode campaign (the
+// default) from a findball built without ODE is refused before anything is
+// written, since every task would fail.
+func TestSubmitNeedsODE(t *testing.T) {
+	if ode.Available {
+		t.Skip("this findball has ODE: the submission would go ahead")
+	}
+	dir := filepath.Join(t.TempDir(), "campaign")
+	err := run(context.Background(), []string{"submit", "-dir", dir, "-trials", "1"}, &bytes.Buffer{}, &bytes.Buffer{}, env(nil))
+	if err == nil || !strings.Contains(err.Error(), "-tags ode") {
+		t.Fatalf("error %v, want one that names -tags ode", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s was written (%v)", dir, err)
+	}
 }

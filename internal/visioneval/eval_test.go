@@ -16,8 +16,9 @@ var (
 	dir    = flag.String("dir", "", "measure on the data set simframes wrote there instead of rendering")
 )
 
-// quickFrames is TestRenderedFrames' default: a few seconds of rendering.
-const quickFrames = 60
+// quickFrames is TestRenderedFrames' default: a few seconds of rendering
+// (30 with the race detector: race_test.go).
+var quickFrames = 60
 
 // TestRenderedFrames runs the pipeline on rendered frames and asserts the
 // ball criteria the pipeline meets: recall up to FarRange at least 80 %,

@@ -21,12 +21,11 @@ var (
 var quickFrames = 60
 
 // TestRenderedFrames runs the pipeline on rendered frames and asserts the
-// ball criteria the pipeline meets: recall up to FarRange at least 80 %,
-// at most one false ball per 100 frames, every found ball within 10 % of
-// its distance. Recall within NearRange is held to a floor of 88 %: the
-// target of 95 % (Report.Check) is not reached yet (90.9 % on 1000
-// frames). The field features are reported, with floors below what they
-// measure so that a regression shows. The full measurement:
+// ball criteria (Report.Check: recall at least 95 % within NearRange and
+// 80 % up to FarRange, at most one false ball per 100 frames, every found
+// ball within 10 % of its distance); the field features are reported, with
+// floors below what they measure so that a regression shows. The full
+// measurement:
 //
 //	go test ./internal/visioneval -run RenderedFrames -v -args -frames=1000
 func TestRenderedFrames(t *testing.T) {
@@ -47,23 +46,10 @@ func TestRenderedFrames(t *testing.T) {
 	n = rep.Frames
 	t.Logf("\n%s", rep.Table())
 	if err := rep.Check(); err != nil {
-		t.Logf("not met yet: %v", err)
+		t.Error(err)
 	}
 	if rep.BallNear.Total < n/3 {
 		t.Errorf("only %d balls in view within %g m of %d frames: the scenes do not test the ball", rep.BallNear.Total, NearRange, n)
-	}
-	if rep.BallNear.Percent() < 88 {
-		t.Errorf("ball recall within %g m %v, want ≥ 88 %%", NearRange, rep.BallNear)
-	}
-	all := Rate{rep.BallNear.Found + rep.BallFar.Found, rep.BallNear.Total + rep.BallFar.Total}
-	if all.Percent() < 80 {
-		t.Errorf("ball recall up to %g m %v, want ≥ 80 %%", FarRange, all)
-	}
-	if rep.PerHundred(rep.FalseBalls) > 1 {
-		t.Errorf("%d false balls in %d frames, want ≤ 1 per 100", rep.FalseBalls, n)
-	}
-	if q := Quantile(rep.BallErrors, 1); q > BallErrorFraction {
-		t.Errorf("ball position error up to %.1f %% of the distance", 100*q)
 	}
 	if rep.Lines.Recall.Total == 0 || rep.Lines.Recall.Percent() < 35 {
 		t.Errorf("line recall %v, want ≥ 35 %%", rep.Lines.Recall)

@@ -10,7 +10,7 @@ import (
 // projected radius is below smallBall pixels (about 7 m away in the NAO's
 // top camera).
 const (
-	minBallScore      = 0.5
+	minBallScore      = 0.3
 	minSmallBallScore = 0.7
 	smallBall         = 4.5
 )
@@ -141,6 +141,11 @@ func (p *Pipeline) checkBall(c ballCand) (Ball, bool) {
 	if !ok {
 		return Ball{}, false
 	}
+	// A ball's edge is curved where field meets it; a robot's straight
+	// edge fits a circle over a short arc only.
+	if p.arcCoverage(m, cx, cy) < minArcCoverage {
+		return Ball{}, false
+	}
 	// The fit's spread: a ball's edge is round.
 	var res float64
 	for i := range m {
@@ -160,7 +165,7 @@ func (p *Pipeline) checkBall(c ballCand) (Ball, bool) {
 	if !ok {
 		return Ball{}, false
 	}
-	if p.underObject(cx, cy, r) {
+	if p.underObject(cx, cy, r) || p.atObstacleFoot(cx, cy, r) {
 		return Ball{}, false
 	}
 	// A small ball's patch holds few pixels: far away, only a clear one.
@@ -175,10 +180,11 @@ func (p *Pipeline) checkBall(c ballCand) (Ball, bool) {
 }
 
 // underObject reports whether the circle is the lower end of something
-// standing on the field (a robot's foot): above it, on three columns
-// across it, the image is not field for two radii, where it is field
-// within half a radius above a ball (a line behind it is thinner). Pixels
-// beyond the field boundary are not counted.
+// standing on the field (a robot's foot): above it, on at least two of
+// three columns across it, the image is not field for two radii (above a
+// ball it is field, or a line thinner than that), and the column does not
+// reach below the circle too (a robot nearer than the ball, hiding part
+// of it). Pixels beyond the field boundary are not counted.
 func (p *Pipeline) underObject(cx, cy, r float64) bool {
 	blocked := 0
 	for _, du := range [3]float64{-0.4, 0, 0.4} {
@@ -190,6 +196,11 @@ func (p *Pipeline) underObject(cx, cy, r float64) bool {
 			continue
 		}
 		bnd := p.boundaryAt(float64(u))
+		// Something standing at the boundary pulls it down to its foot:
+		// then count up to the boundary beside it.
+		if side := math.Min(p.boundaryAt(cx-4*r), p.boundaryAt(cx+4*r)); bnd > side+2*r {
+			bnd = side
+		}
 		var n, other int
 		top := false
 		for t := 1.15 * r; t <= 3.15*r; t++ {
@@ -206,16 +217,80 @@ func (p *Pipeline) underObject(cx, cy, r float64) bool {
 				other++
 			}
 		}
-		if (n >= int(r) || top) && other*10 >= n*8 {
+		if (n >= int(r) || top) && other*10 >= n*8 && !p.reachesBelow(u, cy, r) {
 			blocked++
 		}
 	}
 	return blocked >= 2
 }
 
+// atObstacleFoot reports whether the circle's lowest point lies at the
+// foot of an obstacle found in this frame, within its columns: a robot's
+// foot, not a ball before it (whose lowest point would lie below the
+// robot's foot row, nearer the camera).
+func (p *Pipeline) atObstacleFoot(cx, cy, r float64) bool {
+	for _, o := range p.res.Obstacles {
+		if cx >= float64(o.U0) && cx <= float64(o.U1) && math.Abs(cy+r-float64(o.V)) <= obstacleFootRows*r {
+			return true
+		}
+	}
+	return false
+}
+
+// obstacleFootRows is how near, in ball radii, a circle's lowest point
+// must be to an obstacle's foot row to be taken for its foot.
+const obstacleFootRows = 1.0
+
+// reachesBelow reports whether column u is mostly not field from the
+// circle's lowest point down to belowRadii radii from its centre:
+// something nearer than the ball, hiding part of it, not standing on it.
+func (p *Pipeline) reachesBelow(u int, cy, r float64) bool {
+	var n, other int
+	for t := 1.15 * r; t <= belowRadii*r; t++ {
+		v := int(cy + t + 0.5)
+		if v >= p.h {
+			break
+		}
+		n++
+		if p.classify(u, v) != clsField {
+			other++
+		}
+	}
+	return n > int(r) && other*10 >= n*8
+}
+
+// belowRadii is how far below a ball's centre, in radii, reachesBelow
+// looks.
+const belowRadii = 4.15
+
+// arcCoverage returns how much of the circle around (cx, cy), radians,
+// the first m edge points cover: 2π less the widest gap between them.
+func (p *Pipeline) arcCoverage(m int, cx, cy float64) float64 {
+	var seen [32]bool
+	for i := range m {
+		a := math.Atan2(p.edgeY[i]-cy, p.edgeX[i]-cx)
+		k := int(math.Floor((a + math.Pi) / (2 * math.Pi) * 32))
+		seen[min(max(k, 0), 31)] = true
+	}
+	gap, run := 0, 0
+	for k := range 64 {
+		if seen[k%32] {
+			run = 0
+			continue
+		}
+		run++
+		gap = max(gap, min(run, 32))
+	}
+	return 2 * math.Pi * float64(32-gap) / 32
+}
+
+// minArcCoverage is the least arc of a ball's edge, radians, that its
+// edge points must cover (120°: half hidden, a ball still shows more).
+const minArcCoverage = 2.1
+
 // maxLostRays is the most of the 32 edge rays that may find no field
 // near a ball (a robot beside it, a line along it).
-const maxLostRays = 14
+const maxLostRays = 20
 
 // robustCircle finds, among circles through three of the first n edge
 // points with a radius in [rmin, rmax], the one with the most edge points

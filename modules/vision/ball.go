@@ -294,27 +294,34 @@ const maxLostRays = 20
 
 // robustCircle finds, among circles through three of the first n edge
 // points with a radius in [rmin, rmax], the one with the most edge points
-// near it (RANSAC), moves those to the front and returns their number.
+// near it, moves those to the front and returns their number. The triples
+// are spread over the points (a third, a quarter and a sixth apart, each
+// point first once), so the result does not depend on a random draw.
 func (p *Pipeline) robustCircle(n int, rmin, rmax float64) int {
 	best, bx, by, br := 0, 0.0, 0.0, 0.0
-	for range ballRansacIterations {
-		i, j, k := p.rand(n), p.rand(n), p.rand(n)
-		if i == j || j == k || i == k {
+	for _, step := range [3]int{n / 3, n / 4, n / 6} {
+		if step < 1 {
 			continue
 		}
-		cx, cy, r, ok := circleThrough(p.edgeX[i], p.edgeY[i], p.edgeX[j], p.edgeY[j], p.edgeX[k], p.edgeY[k])
-		if !ok || r < rmin || r > rmax {
-			continue
-		}
-		tol := math.Max(1.5, 0.12*r)
-		cnt := 0
-		for q := range n {
-			if math.Abs(math.Hypot(p.edgeX[q]-cx, p.edgeY[q]-cy)-r) <= tol {
-				cnt++
+		for i := range n {
+			j, k := (i+step)%n, (i+2*step)%n
+			if i == j || j == k || i == k {
+				continue
 			}
-		}
-		if cnt > best {
-			best, bx, by, br = cnt, cx, cy, r
+			cx, cy, r, ok := circleThrough(p.edgeX[i], p.edgeY[i], p.edgeX[j], p.edgeY[j], p.edgeX[k], p.edgeY[k])
+			if !ok || r < rmin || r > rmax {
+				continue
+			}
+			tol := math.Max(1.5, 0.12*r)
+			cnt := 0
+			for q := range n {
+				if math.Abs(math.Hypot(p.edgeX[q]-cx, p.edgeY[q]-cy)-r) <= tol {
+					cnt++
+				}
+			}
+			if cnt > best {
+				best, bx, by, br = cnt, cx, cy, r
+			}
 		}
 	}
 	if best == 0 {
@@ -330,9 +337,6 @@ func (p *Pipeline) robustCircle(n int, rmin, rmax float64) int {
 	}
 	return m
 }
-
-// ballRansacIterations is the number of circle hypotheses per candidate.
-const ballRansacIterations = 40
 
 // circleThrough returns the circle through three points.
 func circleThrough(x1, y1, x2, y2, x3, y3 float64) (cx, cy, r float64, ok bool) {
@@ -503,6 +507,11 @@ func (p *Pipeline) classifyPatch(cx, cy, r float64) (float64, bool) {
 		return 0, false
 	}
 	if std < 0.5*p.cfg.MinWhiteContrast {
+		return 0, false
+	}
+	// Field inside the circle (a fit a little off, a blurred edge) only
+	// with clear black patches: a line's edge on dark field has few.
+	if fField > 0.1 && fDark < 0.25 {
 		return 0, false
 	}
 	score := (1 - fField) * math.Min(1, fWhite/0.4) * math.Min(1, fDark/0.15) * fRing

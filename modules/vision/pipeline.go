@@ -156,11 +156,11 @@ func (p *Pipeline) Process(img Image, proj Projector, out *hal.Vision) (*Result,
 		p.fieldBoundary()
 		p.scanRows()
 		p.findObstacles()
+		p.findBalls()
 		p.collectLinePoints()
 		p.findCircle()
 		p.findLines()
 		p.findIntersections()
-		p.findBalls()
 		p.findMarks()
 	}
 	if out != nil {

@@ -5,8 +5,6 @@
 //	simframes                          # 1000 frames into simframes-out/
 //	simframes -n 50 -png -out /tmp/f   # 50 frames, with PNGs to look at
 //	simframes -seed 2 -bottom 640      # other scenes, 640 × 480 bottom camera
-//	simframes -eval                    # measure the vision pipeline on them
-//	simframes -eval -out simframes-out # ... on frames written before
 //
 // Each frame is frame_NNNNN.yuyv (raw YUYV 4:2:2, 640 × 480 top, 320 × 240
 // or 640 × 480 bottom); truth.jsonl holds one JSON object per frame: the
@@ -14,11 +12,6 @@
 // apparent radius, how much of it is hidden), and the visible lines,
 // intersections (L/T/X), penalty marks, robots and the centre circle. The
 // same seed gives the same files.
-//
-// With -eval nothing is written: the vision pipeline (modules/vision)
-// runs on the frames (rendered anew, or read from -out when given
-// explicitly) and a Markdown table compares what it found with the ground
-// truth (package internal/visioneval).
 package main
 
 import (
@@ -27,8 +20,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/robotd/robotd/internal/visioneval"
-	"github.com/robotd/robotd/modules/vision"
 	"github.com/robotd/robotd/simserver/render"
 )
 
@@ -47,7 +38,6 @@ func run(args []string) error {
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "random seed of the scenes, lighting and noise")
 	fs.IntVar(&cfg.BottomWidth, "bottom", cfg.BottomWidth, "bottom camera width: 320 or 640")
 	fs.BoolVar(&cfg.PNG, "png", false, "also write each frame as a PNG")
-	eval := fs.Bool("eval", false, "measure the vision pipeline on the frames instead of writing them")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,31 +45,6 @@ func run(args []string) error {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	start := time.Now()
-	if *eval {
-		outGiven := false
-		fs.Visit(func(f *flag.Flag) { outGiven = outGiven || f.Name == "out" })
-		progress := func(done int) {
-			if done%100 == 0 {
-				fmt.Fprintf(os.Stderr, "simframes: %d frames\n", done)
-			}
-		}
-		var rep *visioneval.Report
-		var err error
-		if outGiven {
-			rep, err = visioneval.RunDir(cfg.Dir, vision.Config{}, progress)
-		} else {
-			rep, err = visioneval.Run(visioneval.Config{Frames: cfg.N, Seed: cfg.Seed, BottomWidth: cfg.BottomWidth}, progress)
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Print(rep.Table())
-		if err := rep.Check(); err != nil {
-			fmt.Printf("\nnot met:\n%v\n", err)
-		}
-		fmt.Fprintf(os.Stderr, "simframes: %.1f s\n", time.Since(start).Seconds())
-		return nil
-	}
 	err := render.Generate(cfg, func(done int) {
 		if done%100 == 0 || done == cfg.N {
 			fmt.Fprintf(os.Stderr, "simframes: %d of %d frames\n", done, cfg.N)

@@ -39,8 +39,15 @@ type Config struct {
 	Seed   uint64
 	// BottomWidth is the bottom camera's width: 320 (320 × 240) or 640.
 	BottomWidth int
-	// Vision configures the pipeline (zero: its defaults).
-	Vision vision.Config
+	// NewPipeline returns one camera's image processing (a
+	// vision.Pipeline for frames up to 640 × 480); Run takes one per
+	// camera.
+	NewPipeline func() (Pipeline, error)
+}
+
+// Pipeline is one camera's image processing: vision.Pipeline.
+type Pipeline interface {
+	Process(img vision.Image, proj vision.Projector, out *hal.Vision) (*vision.Result, error)
 }
 
 // Criteria of the measurement.
@@ -154,7 +161,7 @@ func Run(cfg Config, progress func(done int)) (*Report, error) {
 	}
 	topF, botF := render.NewFrame(topIn), render.NewFrame(botIn)
 	topF.Camera, botF.Camera = render.Top, render.Bottom
-	ev, err := newEvaluator(cfg.Vision, cfg.Frames)
+	ev, err := newEvaluator(cfg.NewPipeline, cfg.Frames)
 	if err != nil {
 		return nil, err
 	}
@@ -181,9 +188,9 @@ func Run(cfg Config, progress func(done int)) (*Report, error) {
 	return &ev.rep, nil
 }
 
-// RunDir measures the pipeline on a data set that render.Generate (the
-// command simframes) wrote into dir.
-func RunDir(dir string, vcfg vision.Config, progress func(done int)) (*Report, error) {
+// RunDir measures the pipelines newPipeline returns on a data set that
+// render.Generate (the command simframes) wrote into dir.
+func RunDir(dir string, newPipeline func() (Pipeline, error), progress func(done int)) (*Report, error) {
 	tf, err := os.Open(filepath.Join(dir, "truth.jsonl"))
 	if err != nil {
 		return nil, fmt.Errorf("visioneval: %w", err)
@@ -203,7 +210,7 @@ func RunDir(dir string, vcfg vision.Config, progress func(done int)) (*Report, e
 	if len(truths) == 0 {
 		return nil, fmt.Errorf("visioneval: %s: no frames", dir)
 	}
-	ev, err := newEvaluator(vcfg, len(truths))
+	ev, err := newEvaluator(newPipeline, len(truths))
 	if err != nil {
 		return nil, err
 	}
@@ -225,18 +232,18 @@ func RunDir(dir string, vcfg vision.Config, progress func(done int)) (*Report, e
 
 // evaluator runs one pipeline per camera and scores its results.
 type evaluator struct {
-	pipes [2]*vision.Pipeline
+	pipes [2]Pipeline
 	d     field.Dimensions
 	rep   Report
 }
 
-func newEvaluator(vcfg vision.Config, frames int) (*evaluator, error) {
-	if vcfg.MaxWidth == 0 {
-		vcfg.MaxWidth, vcfg.MaxHeight = 640, 480
+func newEvaluator(newPipeline func() (Pipeline, error), frames int) (*evaluator, error) {
+	if newPipeline == nil {
+		return nil, errors.New("visioneval: no pipeline")
 	}
 	ev := &evaluator{d: field.SPL(), rep: Report{Frames: frames}}
 	for i := range ev.pipes {
-		p, err := vision.New(vcfg)
+		p, err := newPipeline()
 		if err != nil {
 			return nil, fmt.Errorf("visioneval: %w", err)
 		}

@@ -16,6 +16,9 @@ var (
 	dir    = flag.String("dir", "", "measure on the data set simframes wrote there instead of rendering")
 )
 
+// newPipeline is the vision pipeline with its defaults.
+func newPipeline() (Pipeline, error) { return vision.New(vision.DefaultConfig()) }
+
 // quickFrames is TestRenderedFrames' default: a few seconds of rendering
 // (30 with the race detector: race_test.go).
 var quickFrames = 60
@@ -36,9 +39,9 @@ func TestRenderedFrames(t *testing.T) {
 	var rep *Report
 	var err error
 	if *dir != "" {
-		rep, err = RunDir(*dir, vision.Config{}, nil)
+		rep, err = RunDir(*dir, newPipeline, nil)
 	} else {
-		rep, err = Run(Config{Frames: n, Seed: *seed}, nil)
+		rep, err = Run(Config{Frames: n, Seed: *seed, NewPipeline: newPipeline}, nil)
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -7,12 +7,12 @@ import (
 )
 
 // Least scores of classifyPatch for a ball, and for a ball whose
-// projected radius is below smallBall pixels (about 7 m away in the NAO's
-// top camera).
+// projected radius is below smallBall pixels (5 m away in the NAO's top
+// camera).
 const (
 	minBallScore      = 0.3
 	minSmallBallScore = 0.7
-	smallBall         = 4.5
+	smallBall         = 6
 )
 
 type ballCand struct {

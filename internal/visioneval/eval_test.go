@@ -21,7 +21,7 @@ func newPipeline() (Pipeline, error) { return vision.New(vision.DefaultConfig())
 
 // quickFrames is TestRenderedFrames' default: a few seconds of rendering
 // (30 with the race detector: race_test.go).
-var quickFrames = 60
+var quickFrames = 40
 
 // TestRenderedFrames runs the pipeline on rendered frames and asserts the
 // ball criteria (Report.Check: recall at least 95 % within NearRange and

@@ -19,10 +19,6 @@ var (
 // newPipeline is the vision pipeline with its defaults.
 func newPipeline() (Pipeline, error) { return vision.New(vision.DefaultConfig()) }
 
-// quickFrames is TestRenderedFrames' default: a few seconds of rendering
-// (30 with the race detector: race_test.go).
-var quickFrames = 40
-
 // TestRenderedFrames runs the pipeline on rendered frames and asserts the
 // ball criteria (Report.Check: recall at least 95 % within NearRange and
 // 80 % up to FarRange, at most one false ball per 100 frames, every found

@@ -6,6 +6,15 @@ import (
 	"github.com/robotd/robotd/hal"
 )
 
+// Least scores of classifyPatch for a ball, and for a ball whose
+// projected radius is below smallBall pixels (5 m away in the NAO's top
+// camera).
+const (
+	minBallScore      = 0.3
+	minSmallBallScore = 0.7
+	smallBall         = 6
+)
+
 type ballCand struct {
 	u, v, r float64 // guess: centre and expected radius, px
 	length  float64 // the run's length, px
@@ -111,38 +120,30 @@ func (p *Pipeline) addCand(c ballCand) {
 // checkBall fits a circle to the field edges seen from the candidate's
 // centre on 32 rays and classifies the patch it encloses.
 func (p *Pipeline) checkBall(c ballCand) (Ball, bool) {
-	// Rays pointing down end in the ball's shadow: the edge is fitted on
-	// the upper half. A ball in front of the field boundary has no field
-	// above it; then the lower rays are used too.
-	n, lost, beyond := p.edgeRays(c, true, 0)
-	if beyond >= 3 {
-		var l2 int
-		n, l2, _ = p.edgeRays(c, false, n)
-		lost += l2
-	}
+	// Rays all round: those pointing down may end in the ball's shadow
+	// and those along a line the ball lies on beyond it; the circle with
+	// the most edge points on it, of about the projected size, is the
+	// ball's edge.
+	n, lost, _ := p.edgeRays(c, true, 0)
+	n, l2, _ := p.edgeRays(c, false, n)
+	lost += l2
 	// A ball stands on the field: field surrounds it except where a
-	// robot or a line touches it (a line seen along its length fails).
-	if n < 7 || lost > 3 {
+	// robot or a line touches it.
+	if n < 8 || lost > maxLostRays {
 		return Ball{}, false
 	}
-	cx, cy, r, ok := fitCircle(p.edgeX[:n], p.edgeY[:n])
-	if !ok {
-		return Ball{}, false
-	}
-	// Drop edge points far from the first fit (rays that ran along a line
-	// or into a robot) and fit again.
-	m := 0
-	for i := range n {
-		if math.Abs(math.Hypot(p.edgeX[i]-cx, p.edgeY[i]-cy)-r) <= math.Max(2, 0.2*r) {
-			p.edgeX[m], p.edgeY[m] = p.edgeX[i], p.edgeY[i]
-			m++
-		}
-	}
+	tolR := p.cfg.BallSizeTolerance
+	m := p.robustCircle(n, c.r*(1-tolR), c.r*(1+tolR))
 	if m < 8 {
 		return Ball{}, false
 	}
-	cx, cy, r, ok = fitCircle(p.edgeX[:m], p.edgeY[:m])
+	cx, cy, r, ok := fitCircle(p.edgeX[:m], p.edgeY[:m])
 	if !ok {
+		return Ball{}, false
+	}
+	// A ball's edge is curved where field meets it; a robot's straight
+	// edge fits a circle over a short arc only.
+	if p.arcCoverage(m, cx, cy) < minArcCoverage {
 		return Ball{}, false
 	}
 	// The fit's spread: a ball's edge is round.
@@ -164,11 +165,191 @@ func (p *Pipeline) checkBall(c ballCand) (Ball, bool) {
 	if !ok {
 		return Ball{}, false
 	}
+	if p.underObject(cx, cy, r) || p.atObstacleFoot(cx, cy, r) {
+		return Ball{}, false
+	}
+	// A small ball's patch holds few pixels: far away, only a clear one.
+	if er < smallBall && score < minSmallBallScore {
+		return Ball{}, false
+	}
 	pos, ok := p.ballPosition(cx, cy, r)
 	if !ok {
 		return Ball{}, false
 	}
 	return Ball{U: cx, V: cy, Radius: r, Pos: pos, Score: score}, true
+}
+
+// underObject reports whether the circle is the lower end of something
+// standing on the field (a robot's foot): above it, on at least two of
+// three columns across it, the image is not field for two radii (above a
+// ball it is field, or a line thinner than that), and the column does not
+// reach below the circle too (a robot nearer than the ball, hiding part
+// of it). Pixels beyond the field boundary are not counted.
+func (p *Pipeline) underObject(cx, cy, r float64) bool {
+	blocked := 0
+	for _, du := range [3]float64{-0.4, 0, 0.4} {
+		u := int(cx + du*r + 0.5)
+		if u < 0 || u >= p.w {
+			// Beside the image: a circle whose centre is there shows
+			// too little of itself to tell.
+			blocked++
+			continue
+		}
+		bnd := p.boundaryAt(float64(u))
+		// Something standing at the boundary pulls it down to its foot:
+		// then count up to the boundary beside it.
+		if side := math.Min(p.boundaryAt(cx-4*r), p.boundaryAt(cx+4*r)); bnd > side+2*r {
+			bnd = side
+		}
+		var n, other int
+		top := false
+		for t := 1.15 * r; t <= 3.15*r; t++ {
+			v := int(cy - t + 0.5)
+			if v < 0 {
+				top = true
+				break
+			}
+			if float64(v) < bnd {
+				break
+			}
+			n++
+			if p.classify(u, v) != clsField {
+				other++
+			}
+		}
+		if (n >= int(r) || top) && other*10 >= n*8 && !p.reachesBelow(u, cy, r) {
+			blocked++
+		}
+	}
+	return blocked >= 2
+}
+
+// atObstacleFoot reports whether the circle's lowest point lies at the
+// foot of an obstacle found in this frame, within its columns: a robot's
+// foot, not a ball before it (whose lowest point would lie below the
+// robot's foot row, nearer the camera).
+func (p *Pipeline) atObstacleFoot(cx, cy, r float64) bool {
+	for _, o := range p.res.Obstacles {
+		if cx >= float64(o.U0) && cx <= float64(o.U1) && math.Abs(cy+r-float64(o.V)) <= obstacleFootRows*r {
+			return true
+		}
+	}
+	return false
+}
+
+// obstacleFootRows is how near, in ball radii, a circle's lowest point
+// must be to an obstacle's foot row to be taken for its foot.
+const obstacleFootRows = 1.0
+
+// reachesBelow reports whether column u is mostly not field from the
+// circle's lowest point down to belowRadii radii from its centre:
+// something nearer than the ball, hiding part of it, not standing on it.
+func (p *Pipeline) reachesBelow(u int, cy, r float64) bool {
+	var n, other int
+	for t := 1.15 * r; t <= belowRadii*r; t++ {
+		v := int(cy + t + 0.5)
+		if v >= p.h {
+			break
+		}
+		n++
+		if p.classify(u, v) != clsField {
+			other++
+		}
+	}
+	return n > int(r) && other*10 >= n*8
+}
+
+// belowRadii is how far below a ball's centre, in radii, reachesBelow
+// looks.
+const belowRadii = 4.15
+
+// arcCoverage returns how much of the circle around (cx, cy), radians,
+// the first m edge points cover: 2π less the widest gap between them.
+func (p *Pipeline) arcCoverage(m int, cx, cy float64) float64 {
+	var seen [32]bool
+	for i := range m {
+		a := math.Atan2(p.edgeY[i]-cy, p.edgeX[i]-cx)
+		k := int(math.Floor((a + math.Pi) / (2 * math.Pi) * 32))
+		seen[min(max(k, 0), 31)] = true
+	}
+	gap, run := 0, 0
+	for k := range 64 {
+		if seen[k%32] {
+			run = 0
+			continue
+		}
+		run++
+		gap = max(gap, min(run, 32))
+	}
+	return 2 * math.Pi * float64(32-gap) / 32
+}
+
+// minArcCoverage is the least arc of a ball's edge, radians, that its
+// edge points must cover (120°: half hidden, a ball still shows more).
+const minArcCoverage = 2.1
+
+// maxLostRays is the most of the 32 edge rays that may find no field
+// near a ball (a robot beside it, a line along it).
+const maxLostRays = 20
+
+// robustCircle finds, among circles through three of the first n edge
+// points with a radius in [rmin, rmax], the one with the most edge points
+// near it, moves those to the front and returns their number. The triples
+// are spread over the points (a third, a quarter and a sixth apart, each
+// point first once), so the result does not depend on a random draw.
+func (p *Pipeline) robustCircle(n int, rmin, rmax float64) int {
+	best, bx, by, br := 0, 0.0, 0.0, 0.0
+	for _, step := range [3]int{n / 3, n / 4, n / 6} {
+		if step < 1 {
+			continue
+		}
+		for i := range n {
+			j, k := (i+step)%n, (i+2*step)%n
+			if i == j || j == k || i == k {
+				continue
+			}
+			cx, cy, r, ok := circleThrough(p.edgeX[i], p.edgeY[i], p.edgeX[j], p.edgeY[j], p.edgeX[k], p.edgeY[k])
+			if !ok || r < rmin || r > rmax {
+				continue
+			}
+			tol := math.Max(1.5, 0.12*r)
+			cnt := 0
+			for q := range n {
+				if math.Abs(math.Hypot(p.edgeX[q]-cx, p.edgeY[q]-cy)-r) <= tol {
+					cnt++
+				}
+			}
+			if cnt > best {
+				best, bx, by, br = cnt, cx, cy, r
+			}
+		}
+	}
+	if best == 0 {
+		return 0
+	}
+	tol := math.Max(1.5, 0.12*br)
+	m := 0
+	for q := range n {
+		if math.Abs(math.Hypot(p.edgeX[q]-bx, p.edgeY[q]-by)-br) <= tol {
+			p.edgeX[m], p.edgeY[m] = p.edgeX[q], p.edgeY[q]
+			m++
+		}
+	}
+	return m
+}
+
+// circleThrough returns the circle through three points.
+func circleThrough(x1, y1, x2, y2, x3, y3 float64) (cx, cy, r float64, ok bool) {
+	bx, by := x2-x1, y2-y1
+	qx, qy := x3-x1, y3-y1
+	d := 2 * (bx*qy - by*qx)
+	if math.Abs(d) < 1e-9 {
+		return 0, 0, 0, false
+	}
+	b2, q2 := bx*bx+by*by, qx*qx+qy*qy
+	ux := (qy*b2 - by*q2) / d
+	uy := (bx*q2 - qx*b2) / d
+	return x1 + ux, y1 + uy, math.Hypot(ux, uy), true
 }
 
 // edgeRays scans rays from the candidate's centre (the upper ones, or the
@@ -261,7 +442,7 @@ func fitCircle(xs, ys []float64) (cx, cy, r float64, ok bool) {
 func (p *Pipeline) classifyPatch(cx, cy, r float64) (float64, bool) {
 	const N = 32
 	half := 1.25 * r
-	var inN, inField, inWhite, coreN, inDark, ringN, ringField, ringOut float64
+	var inN, inField, inWhite, coreN, inDark, ringN, ringField, ringWhite, ringOut float64
 	var sy, syy float64
 	for j := range N {
 		for i := range N {
@@ -303,8 +484,11 @@ func (p *Pipeline) classifyPatch(cx, cy, r float64) (float64, bool) {
 					break // beyond the field: no evidence
 				}
 				ringN++
-				if cls == clsField {
+				switch cls {
+				case clsField:
 					ringField++
+				case clsWhite:
+					ringWhite++
 				}
 			}
 		}
@@ -315,16 +499,23 @@ func (p *Pipeline) classifyPatch(cx, cy, r float64) (float64, bool) {
 	fField, fWhite, fDark := inField/inN, inWhite/inN, inDark/math.Max(1, coreN)
 	mean := sy / inN
 	std := math.Sqrt(math.Max(0, syy/inN-mean*mean))
-	fRing := ringField / ringN
+	// Around the ball: field, or white where a line passes behind or in
+	// front of it (or a robot's leg beside it), but mostly field.
+	fRing := (ringField + ringWhite) / ringN
 	// Rules.
-	if fField > 0.1 || fWhite < 0.12 || fDark < 0.12 || fRing < 0.55 {
+	if fField > 0.25 || fWhite < 0.12 || fDark < 0.12 || fRing < 0.45 || ringField < 0.25*ringN {
 		return 0, false
 	}
 	if std < 0.5*p.cfg.MinWhiteContrast {
 		return 0, false
 	}
+	// Field inside the circle (a fit a little off, a blurred edge) only
+	// with clear black patches: a line's edge on dark field has few.
+	if fField > 0.1 && fDark < 0.25 {
+		return 0, false
+	}
 	score := (1 - fField) * math.Min(1, fWhite/0.4) * math.Min(1, fDark/0.15) * fRing
-	return score, score > 0.05
+	return score, score >= minBallScore
 }
 
 // ballPosition is the ball's centre on the ground: its centre ray cut at

@@ -32,7 +32,7 @@ func (p *Pipeline) addLinePoint(u0, v0, u1, v1 float64) {
 		return
 	}
 	uc, vc := (u0+u1)/2, (v0+v1)/2
-	if vc < p.boundaryAt(uc) || p.inObstacle(uc, vc) {
+	if vc < p.boundaryAt(uc) || p.inObstacle(uc, vc) || p.onBall(uc, vc) {
 		return
 	}
 	x, y, ok := p.proj.ImageToGround(uc, vc)
@@ -53,6 +53,17 @@ func (p *Pipeline) addLinePoint(u0, v0, u1, v1 float64) {
 		return
 	}
 	p.points = append(p.points, linePoint{x: x, y: y, d: d, tol: p.tol(d)})
+}
+
+// onBall reports whether pixel (u, v) lies on a ball found in this frame
+// (its white is not a line's).
+func (p *Pipeline) onBall(u, v float64) bool {
+	for _, b := range p.res.Balls {
+		if math.Hypot(u-b.U, v-b.V) <= 1.3*b.Radius {
+			return true
+		}
+	}
+	return false
 }
 
 // collectLinePoints turns white runs enclosed by field into line points.

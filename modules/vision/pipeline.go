@@ -156,11 +156,11 @@ func (p *Pipeline) Process(img Image, proj Projector, out *hal.Vision) (*Result,
 		p.fieldBoundary()
 		p.scanRows()
 		p.findObstacles()
+		p.findBalls()
 		p.collectLinePoints()
 		p.findCircle()
 		p.findLines()
 		p.findIntersections()
-		p.findBalls()
 		p.findMarks()
 	}
 	if out != nil {
@@ -291,39 +291,60 @@ func (p *Pipeline) estimateField() bool {
 	if len(p.samples) < 16 {
 		return false
 	}
-	best, bi, bj := -1, 0, 0
-	for i := range 32 {
-		for j := range 32 {
-			s := 0
-			for di := -1; di <= 1; di++ {
-				for dj := -1; dj <= 1; dj++ {
-					a, b := i+di, j+dj
-					if a >= 0 && a < 32 && b >= 0 && b < 32 {
-						s += int(p.hist[a*32+b])
-					}
+	// The densest chroma; when that is grey (a floor or wall beyond the
+	// field filling much of the image), again without the grey samples.
+	var n, su, sv, sy, syy float64
+	for attempt := range 2 {
+		grey := 0.0
+		if attempt == 1 {
+			grey = 2 * p.cfg.MinFieldSaturation
+			clear(p.hist[:])
+			for _, s := range p.samples {
+				if cu, cv := float64(s>>8&0xff)-128, float64(s&0xff)-128; cu*cu+cv*cv >= grey*grey {
+					p.hist[(s>>11&0x1f)*32+s>>3&0x1f]++
 				}
 			}
-			if s > best {
-				best, bi, bj = s, i, j
+		}
+		best, bi, bj := -1, 0, 0
+		for i := range 32 {
+			for j := range 32 {
+				s := 0
+				for di := -1; di <= 1; di++ {
+					for dj := -1; dj <= 1; dj++ {
+						a, b := i+di, j+dj
+						if a >= 0 && a < 32 && b >= 0 && b < 32 {
+							s += int(p.hist[a*32+b])
+						}
+					}
+				}
+				if s > best {
+					best, bi, bj = s, i, j
+				}
 			}
 		}
-	}
-	if best*10 < len(p.samples) {
-		return false
-	}
-	var n, su, sv, sy, syy float64
-	for _, s := range p.samples {
-		y, cu, cv := float64(s>>16), float64(s>>8&0xff), float64(s&0xff)
-		if di, dj := int(s>>11&0x1f)-bi, int(s>>3&0x1f)-bj; di >= -1 && di <= 1 && dj >= -1 && dj <= 1 {
-			n++
-			su += cu
-			sv += cv
-			sy += y
-			syy += y * y
+		if best*10 < len(p.samples) {
+			return false
 		}
-	}
-	if n == 0 {
-		return false
+		n, su, sv, sy, syy = 0, 0, 0, 0, 0
+		for _, s := range p.samples {
+			y, cu, cv := float64(s>>16), float64(s>>8&0xff), float64(s&0xff)
+			if (cu-128)*(cu-128)+(cv-128)*(cv-128) < grey*grey {
+				continue
+			}
+			if di, dj := int(s>>11&0x1f)-bi, int(s>>3&0x1f)-bj; di >= -1 && di <= 1 && dj >= -1 && dj <= 1 {
+				n++
+				su += cu
+				sv += cv
+				sy += y
+				syy += y * y
+			}
+		}
+		if n == 0 {
+			return false
+		}
+		if math.Hypot(su/n-128, sv/n-128) >= p.cfg.MinFieldSaturation {
+			break
+		}
 	}
 	p.fu, p.fv, p.fy = su/n, sv/n, sy/n
 	ystd := math.Sqrt(math.Max(0, syy/n-p.fy*p.fy))

@@ -267,6 +267,11 @@ func (r *Renderer) TruthOf(s *Sample) Truth {
 	return t
 }
 
+// SampleSource returns the random source of a data set's scenes: the
+// samples RandomSample draws from SampleSource(seed) are the frames
+// Generate writes with that seed.
+func SampleSource(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x7265_6e64_6572)) }
+
 // GenerateConfig configures Generate.
 type GenerateConfig struct {
 	Dir  string
@@ -309,7 +314,7 @@ func Generate(cfg GenerateConfig, progress func(done int)) error {
 	defer tf.Close()
 	bw := bufio.NewWriter(tf)
 	enc := json.NewEncoder(bw)
-	g := rand.New(rand.NewPCG(cfg.Seed, 0x7265_6e64_6572))
+	g := SampleSource(cfg.Seed)
 	d := field.SPL()
 	for i := range cfg.N {
 		s := RandomSample(g, d)

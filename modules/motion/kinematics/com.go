@@ -4,16 +4,17 @@ import (
 	"math"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 )
 
 // CoM returns the centre of mass in the torso frame for the joint angles a,
 // with g's mass model and leg lengths. Arms are a point mass along the
 // upper arm's direction.
-func (g *Geometry) CoM(a *[hal.NumJoints]hal.Radians) Vec3 {
+func (g *Geometry) CoM(a *[hal.NumJoints]hal.Radians) geom.Vec3 {
 	ms := &g.Mass
-	var m Vec3
-	add := func(mass float64, p Vec3) { m = m.Add(p.Scale(mass)) }
-	v := func(p hal.Vec3) Vec3 { return Vec3{p.X, p.Y, p.Z} }
+	var m geom.Vec3
+	add := func(mass float64, p geom.Vec3) { m = m.Add(p.Scale(mass)) }
+	v := func(p hal.Vec3) geom.Vec3 { return geom.Vec3{p.X, p.Y, p.Z} }
 	add(ms.Torso.Mass, v(ms.Torso.CoM))
 	add(ms.Head.Mass, v(ms.Head.CoM))
 	for s, j := range [2][2]hal.Joint{{hal.LShoulderPitch, hal.LShoulderRoll}, {hal.RShoulderPitch, hal.RShoulderRoll}} {
@@ -23,8 +24,8 @@ func (g *Geometry) CoM(a *[hal.NumJoints]hal.Radians) Vec3 {
 		// sideways.
 		sp, cp := math.Sincos(pitch)
 		sr, cr := math.Sincos(roll)
-		dir := Vec3{cp * cr, sr, -sp * cr}
-		add(ms.Arm.Mass, Vec3{ms.Shoulder.X, sign * ms.Shoulder.Y, ms.Shoulder.Z}.Add(dir.Scale(ms.Arm.CoM.X)))
+		dir := geom.Vec3{cp * cr, sr, -sp * cr}
+		add(ms.Arm.Mass, geom.Vec3{ms.Shoulder.X, sign * ms.Shoulder.Y, ms.Shoulder.Z}.Add(dir.Scale(ms.Arm.CoM.X)))
 	}
 	legs := LegsFrom(a)
 	for s := range 2 {

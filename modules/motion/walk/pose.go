@@ -4,7 +4,7 @@ import (
 	"math"
 
 	"github.com/robotd/robotd/hal"
-	"github.com/robotd/robotd/modules/motion/kinematics"
+	"github.com/robotd/robotd/hal/geom"
 )
 
 // Pose is a pose on the ground plane: metres and radians.
@@ -13,7 +13,7 @@ type Pose struct{ X, Y, H float64 }
 // Mul returns p∘q: q expressed in p's frame, moved into p's parent frame.
 func (p Pose) Mul(q Pose) Pose {
 	s, c := math.Sincos(p.H)
-	return Pose{X: p.X + c*q.X - s*q.Y, Y: p.Y + s*q.X + c*q.Y, H: kinematics.WrapAngle(p.H + q.H)}
+	return Pose{X: p.X + c*q.X - s*q.Y, Y: p.Y + s*q.X + c*q.Y, H: geom.WrapAngle(p.H + q.H)}
 }
 
 // Inv returns the inverse pose.
@@ -32,6 +32,6 @@ func lerp(a, b Pose, u float64) Pose {
 	return Pose{
 		X: a.X + (b.X-a.X)*u,
 		Y: a.Y + (b.Y-a.Y)*u,
-		H: a.H + kinematics.WrapAngle(b.H-a.H)*u,
+		H: a.H + geom.WrapAngle(b.H-a.H)*u,
 	}
 }

@@ -55,6 +55,7 @@ import (
 
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/modules/motion/kinematics"
 	"github.com/robotd/robotd/msg"
 )
@@ -423,7 +424,7 @@ func (w *Walk) command(in *Input) Pose {
 	var v Pose
 	if r.ToTarget {
 		if !w.tracking || r.Target != w.lastReq {
-			w.target = Pose{X: float64(r.Target.X), Y: float64(r.Target.Y), H: kinematics.WrapAngle(float64(r.Target.Heading))}
+			w.target = Pose{X: float64(r.Target.X), Y: float64(r.Target.Y), H: geom.WrapAngle(float64(r.Target.Heading))}
 			w.lastReq, w.tracking = r.Target, true
 		}
 		v = w.toTarget()

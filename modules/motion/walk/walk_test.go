@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/modules/motion/internal/plant"
 	"github.com/robotd/robotd/modules/motion/kinematics"
 	"github.com/robotd/robotd/msg"
@@ -129,7 +130,7 @@ func TestWalkBalanced(t *testing.T) {
 				t.Errorf("%d ticks with an unreachable foot", r.unreachble)
 			}
 			x, y, h := r.p.Ground()
-			if d := math.Hypot(x-r.odo.X, y-r.odo.Y); d > 0.01 || math.Abs(kinematics.WrapAngle(h-r.odo.H)) > 0.01 {
+			if d := math.Hypot(x-r.odo.X, y-r.odo.Y); d > 0.01 || math.Abs(geom.WrapAngle(h-r.odo.H)) > 0.01 {
 				t.Errorf("odometry (%.3f, %.3f, %.3f), the feet are at (%.3f, %.3f, %.3f)", r.odo.X, r.odo.Y, r.odo.H, x, y, h)
 			}
 			// Stopped in the stance: the legs are the stance's.
@@ -173,7 +174,7 @@ func TestFootTrajectories(t *testing.T) {
 				continue // from the first full step on
 			}
 			tp := w.torsoAt(s.Phase)
-			torso := kinematics.Pose3{R: kinematics.RotZ(tp.H + w.torsoTurn), P: kinematics.Vec3{tp.X, tp.Y, height}}
+			torso := geom.Pose3{R: geom.RotZ(tp.H + w.torsoTurn), P: geom.Vec3{tp.X, tp.Y, height}}
 			legs := kinematics.LegsFrom(&cmd.Angle)
 			sup := torso.Mul(g.FK(s.Support, &legs[s.Support]))
 			sw := torso.Mul(g.FK(s.Support.Other(), &legs[s.Support.Other()]))
@@ -196,7 +197,7 @@ func TestFootTrajectories(t *testing.T) {
 				if u == 1 {
 					want = w.swingEnd
 				}
-				if math.Hypot(fs.X-want.X, fs.Y-want.Y) > 1e-3 || math.Abs(kinematics.WrapAngle(fs.Yaw-want.H)) > 0.5*math.Pi/180 {
+				if math.Hypot(fs.X-want.X, fs.Y-want.Y) > 1e-3 || math.Abs(geom.WrapAngle(fs.Yaw-want.H)) > 0.5*math.Pi/180 {
 					t.Fatalf("%+v tick %d: swing foot on the ground at %+v, want %+v", req, i, fs, want)
 				}
 			}
@@ -258,7 +259,7 @@ func TestSpeedFromFootPlacements(t *testing.T) {
 			if want[2] != 0 {
 				var turned float64 // summed step by step: more than π in all
 				for k := 8; k < 8+n; k++ {
-					turned += kinematics.WrapAngle(src.poses[k+1].H - src.poses[k].H)
+					turned += geom.WrapAngle(src.poses[k+1].H - src.poses[k].H)
 				}
 				got[2] = turned / (n * period)
 			} else {
@@ -306,7 +307,7 @@ func TestOdometryMatchesStepPlan(t *testing.T) {
 		if w.Stepping() {
 			t.Fatalf("%+v: still stepping", req)
 		}
-		if math.Hypot(odo.X-plan.X, odo.Y-plan.Y) > 1e-9 || math.Abs(kinematics.WrapAngle(odo.H-plan.H)) > 1e-9 {
+		if math.Hypot(odo.X-plan.X, odo.Y-plan.Y) > 1e-9 || math.Abs(geom.WrapAngle(odo.H-plan.H)) > 1e-9 {
 			t.Fatalf("%+v: odometry %+v, step plan %+v", req, odo, plan)
 		}
 		// And the plan is the command: 6 s at the commanded speed, less the
@@ -364,7 +365,7 @@ func TestWalkToTarget(t *testing.T) {
 			r.step()
 		}
 		x, y, h := r.p.Ground()
-		if math.Hypot(x-float64(target.X), y-float64(target.Y)) > 0.05 || math.Abs(kinematics.WrapAngle(h-float64(target.Heading))) > 0.15 {
+		if math.Hypot(x-float64(target.X), y-float64(target.Y)) > 0.05 || math.Abs(geom.WrapAngle(h-float64(target.Heading))) > 0.15 {
 			t.Fatalf("%+v: stopped at (%.3f, %.3f, %.3f)", target, x, y, h)
 		}
 		t.Logf("%+v: at (%.3f, %.3f, %.3f) after %.1f s", target, x, y, h, float64(r.ticks)*dt)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/robotd/robotd/field"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/simserver/render"
 )
 
@@ -65,14 +66,14 @@ func (w *World) CameraView(a *Agent, v *CameraView) {
 	neck := r.world(model.neck)
 	hw := r.R.mul(&r.kin.head)
 	head := hw.mul(&naoAxes)
-	v.Top = render.HeadCamera(render.Vec3(neck), render.Mat3(head), render.Top)
-	v.Bottom = render.HeadCamera(render.Vec3(neck), render.Mat3(head), render.Bottom)
+	v.Top = render.HeadCamera(geom.Vec3(neck), geom.Mat3(head), render.Top)
+	v.Bottom = render.HeadCamera(geom.Vec3(neck), geom.Mat3(head), render.Bottom)
 	v.YawRate, v.PitchRate = r.v[jHeadYaw], -r.v[jHeadPitch]
 	if v.Scene.Field == (field.Dimensions{}) {
 		v.Scene = render.NewScene(field.SPL())
 	}
 	b := w.ball.p
-	v.Scene.Ball = render.Vec3(b)
+	v.Scene.Ball = geom.Vec3(b)
 	v.Scene.BallRot = render.RollingBallRot(b[0], b[1], BallRadius)
 	v.Scene.BallRadius = BallRadius
 	v.Scene.NRobots = 0
@@ -89,7 +90,7 @@ func (w *World) CameraView(a *Agent, v *CameraView) {
 		if o.team == teamRight {
 			team = 1
 		}
-		v.Scene.AddRobot(render.Robot{Foot: render.Vec3(foot), Head: render.Vec3(top), Team: team})
+		v.Scene.AddRobot(render.Robot{Foot: geom.Vec3(foot), Head: geom.Vec3(top), Team: team})
 	}
 }
 

@@ -9,7 +9,11 @@
 //   - the body frame is the NAO's: x forward, y left, z up.
 package hal
 
-import "math"
+import (
+	"math"
+
+	"github.com/robotd/robotd/hal/geom"
+)
 
 // Radians is an angle in radians.
 type Radians float64
@@ -34,7 +38,17 @@ type MetresPerSec2 float64
 
 // Vec3 is a vector in the NAO body frame (x forward, y left, z up), in the
 // unit its field documents.
+//
+// It is the contract's value form of a vector, with named fields as
+// recordings and the debug page carry it; arithmetic on vectors is
+// package geom's (Geom and Vec3Of convert).
 type Vec3 struct{ X, Y, Z float64 }
+
+// Geom returns v as a geom.Vec3.
+func (v Vec3) Geom() geom.Vec3 { return geom.Vec3{v.X, v.Y, v.Z} }
+
+// Vec3Of returns g as a Vec3.
+func Vec3Of(g geom.Vec3) Vec3 { return Vec3{X: g[0], Y: g[1], Z: g[2]} }
 
 // Vec2 is a point or vector on the ground plane, in metres unless documented
 // otherwise.

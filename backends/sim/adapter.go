@@ -282,7 +282,7 @@ func finite3(v geom.Vec3) bool {
 }
 
 func (f *AngleFilter) update(imu hal.IMU, dt float64) {
-	a := geom.Vec3{imu.Accel.X, imu.Accel.Y, imu.Accel.Z}
+	a := imu.Accel.Geom()
 	n := math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2])
 	accOK := math.Abs(n-float64(hal.Gravity)) < 0.3*float64(hal.Gravity)
 	switch {
@@ -291,7 +291,7 @@ func (f *AngleFilter) update(imu hal.IMU, dt float64) {
 	case !f.init:
 		f.up, f.init = a.Scale(1/n), true
 	default:
-		w := geom.Vec3{imu.Gyro.X, imu.Gyro.Y, imu.Gyro.Z}
+		w := imu.Gyro.Geom()
 		if wn := math.Sqrt(w[0]*w[0] + w[1]*w[1] + w[2]*w[2]); wn > 0 {
 			// The body turns by w·dt, so a world-fixed vector turns by
 			// -w·dt in body coordinates.

@@ -3,7 +3,6 @@ package sim
 import (
 	"math"
 
-	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/proto/simspark"
@@ -47,14 +46,13 @@ var (
 
 func init() {
 	m := body.SimSpark()
-	v := func(p hal.Vec3) geom.Vec3 { return geom.Vec3{p.X, p.Y, p.Z} }
 	get := func(eff string) hinge {
 		h, ok := m.HingeByEffector(eff)
 		id, known := simspark.JointByEffectorName([]byte(eff))
 		if !ok || !known {
 			panic("backends/sim: the body table has no hinge " + eff)
 		}
-		return hinge{id, v(h.Anchor), v(h.Axis)}
+		return hinge{id, h.Anchor.Geom(), h.Axis.Geom()}
 	}
 	for i, side := range []string{"l", "r"} {
 		for k := range 6 {
@@ -62,11 +60,11 @@ func init() {
 		}
 	}
 	headYawHinge, headPitchHinge = get("he1"), get("he2")
-	cameraZero = v(m.Parts[m.PartIndex("head")].Pos)
+	cameraZero = m.Parts[m.PartIndex("head")].Pos.Geom()
 	hip := legs[0][0].pivot
 	ankleRelHip = legs[0][4].pivot.Sub(hip)
 	foot := m.Parts[m.PartIndex("lfoot")]
-	soleRelHip = v(foot.Pos).Sub(geom.Vec3{0, 0, foot.Size.Z / 2}).Sub(hip)
+	soleRelHip = foot.Pos.Geom().Sub(geom.Vec3{0, 0, foot.Size.Z / 2}).Sub(hip)
 	soleRelHip[1] = 0
 }
 

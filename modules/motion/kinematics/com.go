@@ -14,9 +14,8 @@ func (g *Geometry) CoM(a *[hal.NumJoints]hal.Radians) geom.Vec3 {
 	ms := &g.Mass
 	var m geom.Vec3
 	add := func(mass float64, p geom.Vec3) { m = m.Add(p.Scale(mass)) }
-	v := func(p hal.Vec3) geom.Vec3 { return geom.Vec3{p.X, p.Y, p.Z} }
-	add(ms.Torso.Mass, v(ms.Torso.CoM))
-	add(ms.Head.Mass, v(ms.Head.CoM))
+	add(ms.Torso.Mass, ms.Torso.CoM.Geom())
+	add(ms.Head.Mass, ms.Head.CoM.Geom())
 	for s, j := range [2][2]hal.Joint{{hal.LShoulderPitch, hal.LShoulderRoll}, {hal.RShoulderPitch, hal.RShoulderRoll}} {
 		sign := 1 - 2*float64(s)
 		pitch, roll := float64(a[j[0]]), float64(a[j[1]])
@@ -32,10 +31,10 @@ func (g *Geometry) CoM(a *[hal.NumJoints]hal.Radians) geom.Vec3 {
 		side := Side(s)
 		f := g.Frames(side, &legs[s])
 		add(ms.Hip.Mass, f.Thigh.P)
-		add(ms.Thigh.Mass, f.Thigh.Apply(v(ms.Thigh.CoM)))
-		add(ms.Tibia.Mass, f.Tibia.Apply(v(ms.Tibia.CoM)))
+		add(ms.Thigh.Mass, f.Thigh.Apply(ms.Thigh.CoM.Geom()))
+		add(ms.Tibia.Mass, f.Tibia.Apply(ms.Tibia.CoM.Geom()))
 		add(ms.Ankle.Mass, f.Foot.P)
-		add(ms.Foot.Mass, f.Foot.Apply(v(ms.Foot.CoM)))
+		add(ms.Foot.Mass, f.Foot.Apply(ms.Foot.CoM.Geom()))
 	}
 	return m.Scale(1 / ms.Total())
 }

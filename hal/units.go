@@ -61,18 +61,13 @@ type Pose2 struct {
 	Heading Radians
 }
 
-// Wrap returns the angle in (-π, π]; NaN and ±Inf give 0.
+// Wrap returns the angle in (-π, π] (geom.WrapAngle); ±Inf give 0 and NaN
+// stays NaN.
 func (r Radians) Wrap() Radians {
-	if r > math.Pi || r <= -math.Pi {
-		if math.IsNaN(float64(r)) || math.IsInf(float64(r), 0) {
-			return 0
-		}
-		r = Radians(math.Remainder(float64(r), 2*math.Pi))
-		if r <= -math.Pi {
-			r += 2 * math.Pi
-		}
+	if math.IsInf(float64(r), 0) {
+		return 0
 	}
-	return r
+	return Radians(geom.WrapAngle(float64(r)))
 }
 
 // Compose returns the pose b, given in p's frame, in the frame p is given

@@ -101,3 +101,24 @@ func (l *Loop[C]) serve(ctx context.Context, c C, gen uint64) (int, error) {
 	}()
 	return l.Serve(ctx, c, gen)
 }
+
+// Send hands v to ch, or gives up when ctx ends first; it reports whether v
+// was handed over. A backend's reading goroutine passes its events to Next
+// with it.
+func Send[T any](ctx context.Context, ch chan<- T, v T) bool {
+	select {
+	case ch <- v:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Ready is the check at the start of a backend's Next: errClosed once the
+// backend is closed, else ctx's error, if any.
+func Ready(ctx context.Context, closed bool, errClosed error) error {
+	if closed {
+		return errClosed
+	}
+	return ctx.Err()
+}

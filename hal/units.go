@@ -70,6 +70,11 @@ func (r Radians) Wrap() Radians {
 	return Radians(geom.WrapAngle(float64(r)))
 }
 
+// Pose2Of returns the ground-plane pose p (metres, radians) as a Pose2.
+func Pose2Of(p geom.Pose2) Pose2 {
+	return Pose2{X: Metres(p.X), Y: Metres(p.Y), Heading: Radians(p.H)}
+}
+
 // Compose returns the pose b, given in p's frame, in the frame p is given
 // in (p ⊕ b): where a robot at p ends up after moving by b.
 func (p Pose2) Compose(b Pose2) Pose2 {

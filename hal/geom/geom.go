@@ -250,3 +250,29 @@ func WrapAngle(a float64) float64 {
 	}
 	return a
 }
+
+// Pose2 is a pose on the ground plane: position (X, Y) and heading H
+// (radians, counter-clockwise from the x axis).
+type Pose2 struct{ X, Y, H float64 }
+
+// Mul returns p∘q: q expressed in p's frame, moved into p's parent frame.
+func (p Pose2) Mul(q Pose2) Pose2 {
+	s, c := math.Sincos(p.H)
+	return Pose2{X: p.X + c*q.X - s*q.Y, Y: p.Y + s*q.X + c*q.Y, H: WrapAngle(p.H + q.H)}
+}
+
+// Inv returns the inverse pose.
+func (p Pose2) Inv() Pose2 {
+	s, c := math.Sincos(p.H)
+	return Pose2{X: -c*p.X - s*p.Y, Y: s*p.X - c*p.Y, H: -p.H}
+}
+
+// Lerp interpolates between two poses, the heading along the short way:
+// p at u=0, q at u=1.
+func (p Pose2) Lerp(q Pose2, u float64) Pose2 {
+	return Pose2{
+		X: p.X + (q.X-p.X)*u,
+		Y: p.Y + (q.Y-p.Y)*u,
+		H: p.H + WrapAngle(q.H-p.H)*u,
+	}
+}

@@ -28,12 +28,12 @@ type rig struct {
 	p     *plant.Plant
 	cmd   hal.JointCommand
 	in    Input
-	odo   Pose // integrated odometry
+	odo   geom.Pose2 // integrated odometry
 	ticks int
 	// steps records the support foot's world pose at every step start,
 	// from the walk's own plan.
-	steps      []Pose
-	supportW   Pose
+	steps      []geom.Pose2
+	supportW   geom.Pose2
 	lastPhase  float64
 	maxJointV  float64
 	unreachble int
@@ -68,7 +68,7 @@ func (r *rig) step() Status {
 	for j := range prev {
 		r.maxJointV = max(r.maxJointV, math.Abs(float64(r.cmd.Angle[j]-prev[j]))/dt)
 	}
-	r.odo = r.odo.Mul(Pose{float64(s.Odometry.X), float64(s.Odometry.Y), float64(s.Odometry.Heading)})
+	r.odo = r.odo.Mul(geom.Pose2{X: float64(s.Odometry.X), Y: float64(s.Odometry.Y), H: float64(s.Odometry.Heading)})
 	r.p.Step(&r.cmd, dt)
 	r.ticks++
 	return s
@@ -230,7 +230,7 @@ func TestSpeedFromFootPlacements(t *testing.T) {
 	for _, tc := range tests {
 		r := newRig(t, cfg, tc.req)
 		// Ground poses of the plant's feet midpoint at every support change.
-		var ground []Pose
+		var ground []geom.Pose2
 		sup := r.p.Support
 		for range 600 {
 			r.step()
@@ -240,7 +240,7 @@ func TestSpeedFromFootPlacements(t *testing.T) {
 			if r.p.Support != sup {
 				sup = r.p.Support
 				x, y, h := r.p.Ground()
-				ground = append(ground, Pose{x, y, h})
+				ground = append(ground, geom.Pose2{X: x, Y: y, H: h})
 			}
 		}
 		const n = 12 // steps measured, after 8 steps of acceleration
@@ -251,7 +251,7 @@ func TestSpeedFromFootPlacements(t *testing.T) {
 		want := [3]float64{float64(tc.req.Forward), float64(tc.req.Left), float64(tc.req.Turn)}
 		for _, src := range []struct {
 			name  string
-			poses []Pose
+			poses []geom.Pose2
 		}{{"planned footholds", r.steps}, {"plant's feet", ground}} {
 			a, b := src.poses[8], src.poses[8+n]
 			d := a.Inv().Mul(b) // in the first pose's frame
@@ -289,7 +289,7 @@ func TestOdometryMatchesStepPlan(t *testing.T) {
 		w := New(cfg, DefaultStance(), g)
 		in := Input{Walk: true, Request: req}
 		var cmd hal.JointCommand
-		var odo, plan Pose
+		var odo, plan geom.Pose2
 		support := w.support
 		started := false
 		for i := 0; i < 1000; i++ {
@@ -302,7 +302,7 @@ func TestOdometryMatchesStepPlan(t *testing.T) {
 				plan = plan.Mul(w.bodyStart.Inv().Mul(w.bodyEnd))
 				started, support = true, s.Support
 			}
-			odo = odo.Mul(Pose{float64(s.Odometry.X), float64(s.Odometry.Y), float64(s.Odometry.Heading)})
+			odo = odo.Mul(geom.Pose2{X: float64(s.Odometry.X), Y: float64(s.Odometry.Y), H: float64(s.Odometry.Heading)})
 		}
 		if w.Stepping() {
 			t.Fatalf("%+v: still stepping", req)
@@ -326,7 +326,7 @@ func TestAccelerationLimits(t *testing.T) {
 	w := New(cfg, DefaultStance(), kinematics.NAOv6())
 	var cmd hal.JointCommand
 	reqs := []msg.WalkRequest{{Forward: 1, Turn: 2}, {Forward: -1, Left: 1}, {Turn: -3}, {Forward: 0.3}}
-	prev := Pose{}
+	prev := geom.Pose2{}
 	period := w.period()
 	for i := range 1200 {
 		in := Input{Walk: true, Request: reqs[i/300]}

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/robotd/robotd/experiment"
 	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/experiment"
 )
 
 // TestManifest: the Job has one completion per shard, indexed, each pod

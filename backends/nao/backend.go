@@ -644,14 +644,8 @@ func stiffnessOff(j *hal.JointSensors) bool {
 // Close implements hal.Device: it ends the connection goroutine and closes
 // the connection. It does not imply SafeState.
 func (b *Backend) Close() error {
-	if b.closed {
+	if !reconnect.Stop(&b.closed, b.started, b.timer, b.cancel, b.done) {
 		return nil
-	}
-	b.closed = true
-	b.timer.Stop()
-	b.cancel()
-	if b.started {
-		<-b.done
 	}
 	b.cams.Wait()
 	if b.conn != nil {

@@ -888,14 +888,8 @@ func (b *Backend) SafeState(ctx context.Context) error {
 // Close implements hal.Device: it ends the port goroutine, closes the
 // port and the GPIO lines it opened. It does not imply SafeState.
 func (b *Backend) Close() error {
-	if b.closed {
+	if !reconnect.Stop(&b.closed, b.started, b.timer, b.cancel, b.done) {
 		return nil
-	}
-	b.closed = true
-	b.timer.Stop()
-	b.cancel()
-	if b.started {
-		<-b.done
 	}
 	b.cams.Wait()
 	var err error

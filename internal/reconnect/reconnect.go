@@ -122,3 +122,20 @@ func Ready(ctx context.Context, closed bool, errClosed error) error {
 	}
 	return ctx.Err()
 }
+
+// Stop is the start of a backend's Close: false when *closed is already
+// set (closed before); else it sets it, stops the backend's pacing timer,
+// cancels its context and, when the connection goroutine was started,
+// waits until done is closed.
+func Stop(closed *bool, started bool, timer *time.Timer, cancel context.CancelFunc, done <-chan struct{}) bool {
+	if *closed {
+		return false
+	}
+	*closed = true
+	timer.Stop()
+	cancel()
+	if started {
+		<-done
+	}
+	return true
+}

@@ -212,3 +212,35 @@ func TestSendAndReady(t *testing.T) {
 }
 
 var errClosedForTest = errors.New("closed")
+
+func TestStop(t *testing.T) {
+	for _, started := range []bool{false, true} {
+		closed := false
+		_, cancel := context.WithCancel(context.Background())
+		timer := time.NewTimer(time.Hour)
+		done := make(chan struct{})
+		ended := make(chan struct{})
+		if started {
+			go func() { defer close(done); <-ended }()
+		}
+		stopped := make(chan bool)
+		go func() { stopped <- Stop(&closed, started, timer, cancel, done) }()
+		if started {
+			select {
+			case <-stopped:
+				t.Fatal("Stop returned before the connection goroutine ended")
+			case <-time.After(50 * time.Millisecond):
+			}
+			close(ended)
+		}
+		if !<-stopped || !closed {
+			t.Fatalf("started %v: first Stop did not close", started)
+		}
+		if timer.Stop() {
+			t.Errorf("started %v: the timer still ran", started)
+		}
+		if Stop(&closed, started, timer, cancel, done) {
+			t.Errorf("started %v: a second Stop reported closing again", started)
+		}
+	}
+}

@@ -479,6 +479,20 @@ func (s Snapshot) WriteJSON(w io.Writer) error {
 	return nil
 }
 
+// JSONFloat returns f as a value JSON can carry: f itself, or for NaN and
+// ±Inf their names "NaN", "+Inf" and "-Inf".
+func JSONFloat(f float64) any {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "+Inf"
+	case math.IsInf(f, -1):
+		return "-Inf"
+	}
+	return f
+}
+
 // finiteJSON returns v as plain JSON values (maps, slices, numbers,
 // strings) with every non-finite float replaced by its name.
 func finiteJSON(v reflect.Value) any {
@@ -487,16 +501,7 @@ func finiteJSON(v reflect.Value) any {
 	}
 	switch v.Kind() {
 	case reflect.Float32, reflect.Float64:
-		f := v.Float()
-		switch {
-		case math.IsNaN(f):
-			return "NaN"
-		case math.IsInf(f, 1):
-			return "+Inf"
-		case math.IsInf(f, -1):
-			return "-Inf"
-		}
-		return f
+		return JSONFloat(v.Float())
 	case reflect.Pointer, reflect.Interface:
 		if v.IsNil() {
 			return nil

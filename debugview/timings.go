@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/robotd/robotd/blackboard"
 )
 
 // The runner's metrics (package runner) that the page shows.
@@ -109,7 +111,7 @@ func gatherTimings(g prometheus.Gatherer) (*Timings, error) {
 }
 
 func histogram(h *dto.Histogram) Histogram {
-	out := Histogram{Count: h.GetSampleCount(), Sum: jsonFloat(h.GetSampleSum()), Buckets: [][2]float64{}}
+	out := Histogram{Count: h.GetSampleCount(), Sum: blackboard.JSONFloat(h.GetSampleSum()), Buckets: [][2]float64{}}
 	for _, b := range h.GetBucket() {
 		if math.IsInf(b.GetUpperBound(), 1) {
 			continue

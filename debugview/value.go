@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/record/codec"
 	"math"
 	"reflect"
@@ -58,23 +59,10 @@ func (o object) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// jsonFloat is a float that JSON can carry.
-func jsonFloat(f float64) any {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "+Inf"
-	case math.IsInf(f, -1):
-		return "-Inf"
-	}
-	return f
-}
-
 // jsonFloat32 keeps a float32's shortest decimal form (0.1, not
 // 0.10000000149011612).
 func jsonFloat32(f float32) any {
-	if s, ok := jsonFloat(float64(f)).(string); ok {
+	if s, ok := blackboard.JSONFloat(float64(f)).(string); ok {
 		return s
 	}
 	// The shortest float32 form parses as a float64 without error.
@@ -110,10 +98,10 @@ func valueJSON(v reflect.Value) any {
 	case reflect.Float32:
 		return jsonFloat32(float32(v.Float()))
 	case reflect.Float64:
-		return jsonFloat(v.Float())
+		return blackboard.JSONFloat(v.Float())
 	case reflect.Complex64, reflect.Complex128:
 		c := v.Complex()
-		return []any{jsonFloat(real(c)), jsonFloat(imag(c))}
+		return []any{blackboard.JSONFloat(real(c)), blackboard.JSONFloat(imag(c))}
 	case reflect.String:
 		return v.String()
 	case reflect.Array:
@@ -245,7 +233,7 @@ func (d *layoutDecoder) decode(f *fieldLayout) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return jsonFloat(math.Float64frombits(le.Uint64(b))), nil
+		return blackboard.JSONFloat(math.Float64frombits(le.Uint64(b))), nil
 	case "complex64":
 		b, err := d.take(8)
 		if err != nil {
@@ -257,7 +245,7 @@ func (d *layoutDecoder) decode(f *fieldLayout) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return []any{jsonFloat(math.Float64frombits(le.Uint64(b))), jsonFloat(math.Float64frombits(le.Uint64(b[8:])))}, nil
+		return []any{blackboard.JSONFloat(math.Float64frombits(le.Uint64(b))), blackboard.JSONFloat(math.Float64frombits(le.Uint64(b[8:])))}, nil
 	case "string":
 		n, k := binary.Uvarint(d.src)
 		if k <= 0 || n > uint64(len(d.src)-k) {

@@ -37,14 +37,15 @@ type Start struct {
 	Deg    float64 `json:"deg"`
 }
 
-// Strategy is a named robot configuration: the settings it changes,
-// "key=value" with the dotted keys of robotd's configuration file
-// (`robotd -print-config`). A strategy without settings named "2016" or
-// "2017" (or any other name behaviour knows) sets
-// behaviour.search.strategy to its name.
+// Strategy is a named robot configuration. Robot is what it changes in
+// the campaign's robot configuration (Config.Robot): a part of robotd's
+// configuration file, its sections and keys as `robotd -print-config`
+// writes them (and the sim section), decoded strictly over it. A strategy
+// that changes nothing, named "2016" or "2017" (or any other name
+// behaviour knows), sets behaviour.search.strategy to its name.
 type Strategy struct {
-	Name string   `json:"name"`
-	Set  []string `json:"set,omitempty"`
+	Name  string          `json:"name"`
+	Robot json.RawMessage `json:"robot,omitempty"`
 }
 
 // Config is a campaign: what runs, and everything a trial's outcome
@@ -83,9 +84,10 @@ type Config struct {
 	// Network is the simulated team network (loss, latency); its seed is
 	// each trial's.
 	Network teamcomm.BusConfig `json:"network"`
-	// Set changes every robot's configuration ("key=value"), before the
-	// strategy's own settings.
-	Set []string `json:"set,omitempty"`
+	// Robot is every robot's configuration before its strategy's changes,
+	// identity and seeds; the campaign's reliable ball distance is set in
+	// it for every strategy.
+	Robot RobotConfig `json:"robot"`
 	// PlayOn runs every trial to the limit, the robots playing on after
 	// the ball is found (the striker kicks it, roles change): the role
 	// scenario. The find time is still the first find.
@@ -178,11 +180,24 @@ func DefaultConfig() Config {
 		Team:             17,
 		Network:          teamcomm.DefaultBusConfig(),
 		Physics:          simserver.PhysicsODE,
-		// Three robots share the SPL's 1200 team messages per game: one
-		// allocation epoch (and message) each every 3.5 s, as the
-		// find-ball scenario runs them.
-		Set: []string{"behaviour.roles.period=3.5s"},
+		Robot:            defaultCampaignRobot(),
 	}
+}
+
+// DefaultRobotConfig is robotd's default configuration with the simulator
+// backend's: what RobotConfig's settings are decoded over.
+func DefaultRobotConfig() RobotConfig {
+	return RobotConfig{Config: robot.DefaultConfig(), Sim: sim.DefaultConfig()}
+}
+
+// defaultCampaignRobot is robotd's defaults with the find-ball campaign's
+// team-message budget: three robots share the SPL's 1200 team messages
+// per game, one allocation epoch (and message) each every 3.5 s, as the
+// find-ball scenario runs them.
+func defaultCampaignRobot() RobotConfig {
+	rc := DefaultRobotConfig()
+	rc.Behaviour.Roles.Period = config.Duration(3500 * time.Millisecond)
+	return rc
 }
 
 // Validate checks the campaign, including every strategy's robot
@@ -274,24 +289,35 @@ func (c *Config) Strategy(name string) (Strategy, bool) {
 	return Strategy{}, false
 }
 
-// ParseStrategy reads "name" or "name:key=value;key=value".
-func ParseStrategy(s string) (Strategy, error) {
+// ParseStrategy reads "name" or "name:key=value;key=value", the settings
+// robotd's (config.Set), into a strategy whose Robot is those settings
+// with the values they give c.Robot.
+func (c *Config) ParseStrategy(s string) (Strategy, error) {
 	name, sets, has := strings.Cut(strings.TrimSpace(s), ":")
 	st := Strategy{Name: strings.TrimSpace(name)}
-	if has {
-		for kv := range strings.SplitSeq(sets, ";") {
-			if kv = strings.TrimSpace(kv); kv == "" {
-				continue
-			}
-			if !strings.Contains(kv, "=") {
-				return Strategy{}, fmt.Errorf("experiment: strategy %q: %q is not key=value", s, kv)
-			}
-			st.Set = append(st.Set, kv)
-		}
-	}
 	if st.Name == "" {
 		return Strategy{}, fmt.Errorf("experiment: strategy %q has no name", s)
 	}
+	if !has {
+		return st, nil
+	}
+	rc := c.Robot
+	var keys []string
+	for kv := range strings.SplitSeq(sets, ";") {
+		if kv = strings.TrimSpace(kv); kv == "" {
+			continue
+		}
+		if err := config.Set(&rc, kv, DefaultRobotConfig); err != nil {
+			return Strategy{}, fmt.Errorf("experiment: strategy %q: %s: %w", s, kv, err)
+		}
+		key, _, _ := strings.Cut(kv, "=")
+		keys = append(keys, key)
+	}
+	layer, err := config.Layer(rc, keys)
+	if err != nil {
+		return Strategy{}, fmt.Errorf("experiment: strategy %q: %w", s, err)
+	}
+	st.Robot = layer
 	return st, nil
 }
 
@@ -303,21 +329,26 @@ type RobotConfig struct {
 }
 
 // robotConfig resolves a strategy's robot configuration, before each
-// robot's identity and seeds: robotd's defaults, the campaign's reliable
-// ball distance and the strategy's search, then the campaign's settings,
-// then the strategy's.
+// robot's identity and seeds: the campaign's, with the strategy's search
+// or its changes, and the campaign's reliable ball distance.
 func (c *Config) robotConfig(s Strategy) (RobotConfig, error) {
-	rc := RobotConfig{Config: robot.DefaultConfig(), Sim: sim.DefaultConfig()}
+	// Over the defaults, as robotd reads a configuration file: the
+	// settings that are no file's (identity, seeds) keep theirs.
+	rc := DefaultRobotConfig()
+	raw, err := json.Marshal(c.Robot)
+	if err != nil {
+		return RobotConfig{}, fmt.Errorf("experiment: encoding the robot configuration: %w", err)
+	}
+	if err := config.DecodeWritten(bytes.NewReader(raw), &rc); err != nil {
+		return RobotConfig{}, fmt.Errorf("experiment: the robot configuration: %w", err)
+	}
+	if len(s.Robot) == 0 {
+		rc.Behaviour.Search.Strategy = s.Name
+	} else if err := config.Decode(bytes.NewReader(s.Robot), &rc); err != nil {
+		return RobotConfig{}, fmt.Errorf("experiment: strategy %s: %w", s.Name, err)
+	}
 	rc.Behaviour.Search.ReliableDistance = c.ReliableDistance
 	rc.Sim.Vision.ReliableBallDistance = c.ReliableDistance
-	if len(s.Set) == 0 {
-		rc.Behaviour.Search.Strategy = s.Name
-	}
-	for _, kv := range append(append([]string(nil), c.Set...), s.Set...) {
-		if err := setValue(&rc, kv); err != nil {
-			return RobotConfig{}, fmt.Errorf("experiment: strategy %s: %s: %w", s.Name, kv, err)
-		}
-	}
 	if err := rc.Config.Validate(); err != nil {
 		return RobotConfig{}, fmt.Errorf("experiment: strategy %s: %w", s.Name, err)
 	}
@@ -335,77 +366,6 @@ func (rc *RobotConfig) Hash() (string, []byte, error) {
 	}
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8]), b, nil
-}
-
-// setValue sets one dotted key of rc to value (JSON, else a bare string),
-// strictly: an unknown key or a value of the wrong type is an error.
-func setValue(rc *RobotConfig, kv string) error {
-	key, value, ok := strings.Cut(kv, "=")
-	if !ok || key == "" {
-		return fmt.Errorf("want key=value")
-	}
-	raw, err := json.Marshal(rc)
-	if err != nil {
-		return err
-	}
-	var tree any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&tree); err != nil {
-		return err
-	}
-	path := strings.Split(key, ".")
-	node := tree
-	for i, p := range path {
-		last := i == len(path)-1
-		switch n := node.(type) {
-		case map[string]any:
-			next, ok := n[p]
-			if !ok {
-				return fmt.Errorf("no setting %q", strings.Join(path[:i+1], "."))
-			}
-			if last {
-				n[p] = parseValue(next, value)
-			}
-			node = next
-		case []any:
-			j, err := strconv.Atoi(p)
-			if err != nil || j < 0 || j >= len(n) {
-				return fmt.Errorf("%q: want an index 0..%d", strings.Join(path[:i+1], "."), len(n)-1)
-			}
-			if last {
-				n[j] = parseValue(n[j], value)
-			}
-			node = n[j]
-		default:
-			return fmt.Errorf("%q is a value, not a section", strings.Join(path[:i], "."))
-		}
-	}
-	if raw, err = json.Marshal(tree); err != nil {
-		return err
-	}
-	next := RobotConfig{Config: robot.DefaultConfig(), Sim: sim.DefaultConfig()}
-	if err := config.Decode(bytes.NewReader(raw), &next); err != nil {
-		return err
-	}
-	*rc = next
-	return nil
-}
-
-// parseValue reads a value for a setting that holds old: the string
-// itself for a string setting (so "2017" stays a string), else JSON, else
-// a string.
-func parseValue(old any, s string) any {
-	if _, ok := old.(string); ok && !strings.HasPrefix(s, `"`) {
-		return s
-	}
-	var v any
-	dec := json.NewDecoder(strings.NewReader(s))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err == nil && !dec.More() {
-		return v
-	}
-	return s
 }
 
 // LoadBalls reads ball positions from a file: one "x y" or "x,y" per

@@ -264,7 +264,6 @@ func (s *Store) Done(ctx context.Context) (map[string]bool, error) {
 type trialConfig struct {
 	Strategy      Strategy          `json:"strategy"`
 	ConfigHash    string            `json:"config_hash"`
-	Set           []string          `json:"set,omitempty"`
 	Ball          Point             `json:"ball"`
 	Starts        []Start           `json:"starts"`
 	Limit         string            `json:"limit"`
@@ -285,7 +284,7 @@ func (c *Config) trialConfig(t Trial, hash string) trialConfig {
 		seeds[fmt.Sprintf("perception.%d", s.Player)] = strconv.FormatUint(subSeed(t.Seed, 10+s.Player), 10)
 		seeds[fmt.Sprintf("vision.%d", s.Player)] = strconv.FormatUint(subSeed(t.Seed, 100+s.Player), 10)
 	}
-	return trialConfig{Strategy: st, ConfigHash: hash, Set: c.Set, Ball: t.Ball, Starts: c.Starts,
+	return trialConfig{Strategy: st, ConfigHash: hash, Ball: t.Ball, Starts: c.Starts,
 		Limit: c.Limit.D().String(), FoundDistance: c.FoundDistance, Reliable: c.ReliableDistance,
 		Penalised: c.Penalised.D().String(), Seed: strconv.FormatUint(t.Seed, 10), Seeds: seeds}
 }

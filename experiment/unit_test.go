@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"encoding/json"
 	"image/color"
 	"image/png"
 	"math"
@@ -131,21 +132,21 @@ func TestRobotConfig(t *testing.T) {
 				t.Errorf("reliable %v/%v, want 3", rc.Behaviour.Search.ReliableDistance, rc.Sim.Vision.ReliableBallDistance)
 			}
 		}},
-		{name: "settings", strategy: Strategy{Name: "fast", Set: []string{"behaviour.search.strategy=2017", "behaviour.walk.speed=0.3", "sim.vision.fov_deg=90"}},
+		{name: "settings", strategy: Strategy{Name: "fast", Robot: json.RawMessage(`{"behaviour":{"search":{"strategy":"2017"},"walk":{"speed":0.3}},"sim":{"vision":{"fov_deg":90}}}`)},
 			check: func(t *testing.T, rc RobotConfig) {
 				if rc.Behaviour.Search.Strategy != "2017" || rc.Behaviour.Walk.Speed != 0.3 || rc.Sim.Vision.FOVDeg != 90 {
 					t.Errorf("got %q, %v, %v", rc.Behaviour.Search.Strategy, rc.Behaviour.Walk.Speed, rc.Sim.Vision.FOVDeg)
 				}
 			}},
-		{name: "duration setting", strategy: Strategy{Name: "x", Set: []string{"behaviour.search.strategy=2016", "behaviour.search.scan_time=2s"}},
+		{name: "duration setting", strategy: Strategy{Name: "x", Robot: json.RawMessage(`{"behaviour":{"search":{"strategy":"2016","scan_time":"2s"}}}`)},
 			check: func(t *testing.T, rc RobotConfig) {
 				if rc.Behaviour.Search.ScanTime.D() != 2*time.Second {
 					t.Errorf("scan time %v", rc.Behaviour.Search.ScanTime.D())
 				}
 			}},
 		{name: "unknown strategy", strategy: Strategy{Name: "2018"}, err: "search.strategy"},
-		{name: "unknown key", strategy: Strategy{Name: "x", Set: []string{"behaviour.nope=1"}}, err: `no setting "behaviour.nope"`},
-		{name: "wrong type", strategy: Strategy{Name: "x", Set: []string{"behaviour.walk.speed=fast"}}, err: "walk"},
+		{name: "unknown key", strategy: Strategy{Name: "x", Robot: json.RawMessage(`{"behaviour":{"nope":1}}`)}, err: "nope"},
+		{name: "wrong type", strategy: Strategy{Name: "x", Robot: json.RawMessage(`{"behaviour":{"walk":{"speed":"fast"}}}`)}, err: "walk"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := DefaultConfig()
@@ -169,18 +170,36 @@ func TestRobotConfig(t *testing.T) {
 
 func TestParseStrategy(t *testing.T) {
 	for _, tc := range []struct {
-		in   string
-		want Strategy
-		err  bool
+		in    string
+		name  string
+		layer string
+		err   string
 	}{
-		{"2016", Strategy{Name: "2016"}, false},
-		{"fast:behaviour.search.strategy=2017;behaviour.walk.speed=0.3", Strategy{Name: "fast", Set: []string{"behaviour.search.strategy=2017", "behaviour.walk.speed=0.3"}}, false},
-		{":a=1", Strategy{}, true},
-		{"x:novalue", Strategy{}, true},
+		{in: "2016", name: "2016"},
+		{in: "fast:behaviour.search.strategy=2017;behaviour.walk.speed=0.3", name: "fast", layer: `{"behaviour":{"search":{"strategy":"2017"},"walk":{"speed":0.3}}}`},
+		{in: "wide: sim.vision.fov_deg=90 ;", name: "wide", layer: `{"sim":{"vision":{"fov_deg":90}}}`},
+		{in: ":a=1", err: "no name"},
+		{in: "x:novalue", err: "want key=value"},
+		{in: "x:behaviour.nope=1", err: `no setting "behaviour.nope"`},
+		{in: "x:behaviour.walk.speed=fast", err: "walk"},
 	} {
-		got, err := ParseStrategy(tc.in)
-		if (err != nil) != tc.err || got.Name != tc.want.Name || strings.Join(got.Set, "|") != strings.Join(tc.want.Set, "|") {
-			t.Errorf("ParseStrategy(%q) = %+v, %v; want %+v", tc.in, got, err, tc.want)
+		cfg := DefaultConfig()
+		got, err := cfg.ParseStrategy(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("ParseStrategy(%q): error %v, want one with %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got.Name != tc.name || string(got.Robot) != tc.layer {
+			t.Errorf("ParseStrategy(%q) = %q %s, %v; want %q %s", tc.in, got.Name, got.Robot, err, tc.name, tc.layer)
+			continue
+		}
+		if tc.layer != "" {
+			rc, err := cfg.robotConfig(got)
+			if err != nil || rc.Behaviour.Roles.Period.D() != 3500*time.Millisecond {
+				t.Errorf("%q resolves to %v, %v: the campaign's settings are lost", tc.in, rc.Behaviour.Roles.Period.D(), err)
+			}
 		}
 	}
 }

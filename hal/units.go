@@ -9,7 +9,11 @@
 //   - the body frame is the NAO's: x forward, y left, z up.
 package hal
 
-import "math"
+import (
+	"math"
+
+	"github.com/robotd/robotd/hal/geom"
+)
 
 // Radians is an angle in radians.
 type Radians float64
@@ -34,7 +38,17 @@ type MetresPerSec2 float64
 
 // Vec3 is a vector in the NAO body frame (x forward, y left, z up), in the
 // unit its field documents.
+//
+// It is the contract's value form of a vector, with named fields as
+// recordings and the debug page carry it; arithmetic on vectors is
+// package geom's (Geom and Vec3Of convert).
 type Vec3 struct{ X, Y, Z float64 }
+
+// Geom returns v as a geom.Vec3.
+func (v Vec3) Geom() geom.Vec3 { return geom.Vec3{v.X, v.Y, v.Z} }
+
+// Vec3Of returns g as a Vec3.
+func Vec3Of(g geom.Vec3) Vec3 { return Vec3{X: g[0], Y: g[1], Z: g[2]} }
 
 // Vec2 is a point or vector on the ground plane, in metres unless documented
 // otherwise.
@@ -47,18 +61,18 @@ type Pose2 struct {
 	Heading Radians
 }
 
-// Wrap returns the angle in (-π, π]; NaN and ±Inf give 0.
+// Wrap returns the angle in (-π, π] (geom.WrapAngle); ±Inf give 0 and NaN
+// stays NaN.
 func (r Radians) Wrap() Radians {
-	if r > math.Pi || r <= -math.Pi {
-		if math.IsNaN(float64(r)) || math.IsInf(float64(r), 0) {
-			return 0
-		}
-		r = Radians(math.Remainder(float64(r), 2*math.Pi))
-		if r <= -math.Pi {
-			r += 2 * math.Pi
-		}
+	if math.IsInf(float64(r), 0) {
+		return 0
 	}
-	return r
+	return Radians(geom.WrapAngle(float64(r)))
+}
+
+// Pose2Of returns the ground-plane pose p (metres, radians) as a Pose2.
+func Pose2Of(p geom.Pose2) Pose2 {
+	return Pose2{X: Metres(p.X), Y: Metres(p.Y), Heading: Radians(p.H)}
 }
 
 // Compose returns the pose b, given in p's frame, in the frame p is given

@@ -1,6 +1,10 @@
 package simserver
 
-import "math"
+import (
+	"math"
+
+	"github.com/robotd/robotd/hal/geom"
+)
 
 // Ball model, fitted to monitor_agent.txt: a ball given (vel 2 0 0) on the
 // ground slides into rolling at 5/7 of that speed (a solid sphere) and then
@@ -20,7 +24,7 @@ const (
 )
 
 type ball struct {
-	p, v vec3
+	p, v geom.Vec3
 	// Where each robot's feet and shanks were last step, for their speed.
 	prev     [][2]contactShape
 	prevSeen []int
@@ -29,24 +33,24 @@ type ball struct {
 
 // contactShape is a foot box or a shank segment in the world.
 type contactShape struct {
-	footR     mat3
-	footC     vec3 // foot box centre
-	knee, ank vec3
+	footR     geom.Mat3
+	footC     geom.Vec3 // foot box centre
+	knee, ank geom.Vec3
 	valid     bool
 }
 
 // set places the ball; vel, if given, is the velocity the trainer asked
 // for (the ball then rolls at 5/7 of it if it is on the ground).
-func (b *ball) set(p vec3, vel *vec3) {
+func (b *ball) set(p geom.Vec3, vel *geom.Vec3) {
 	if p[2] < BallRadius {
 		p[2] = BallRadius
 	}
 	b.p = p
-	b.v = vec3{}
+	b.v = geom.Vec3{}
 	if vel != nil {
 		b.v = *vel
 		if b.p[2] <= ballOnGround {
-			b.v = vec3{vel[0] * rollFactor, vel[1] * rollFactor, math.Max(0, vel[2])}
+			b.v = geom.Vec3{vel[0] * rollFactor, vel[1] * rollFactor, math.Max(0, vel[2])}
 		}
 	}
 }
@@ -64,7 +68,7 @@ func (b *ball) step(dt float64, agents []*Agent) {
 			b.v[1] *= ns / s
 		}
 	}
-	b.p = b.p.add(b.v.scale(dt))
+	b.p = b.p.Add(b.v.Scale(dt))
 	if b.p[2] < BallRadius {
 		b.p[2] = BallRadius
 		b.v[2] = 0
@@ -101,28 +105,28 @@ func (b *ball) collide(dt float64, agents []*Agent) {
 		}
 		for i := 0; i < 2; i++ {
 			var s contactShape
-			s.footR = r.R.mul(&r.kin.footR[i])
-			s.footC = r.world(r.kin.sole[i]).add(s.footR.apply(vec3{0, 0, footBoxH / 2}))
+			s.footR = r.R.Mul(r.kin.footR[i])
+			s.footC = r.world(r.kin.sole[i]).Add(s.footR.Apply(geom.Vec3{0, 0, footBoxH / 2}))
 			s.knee, s.ank = r.world(r.kin.knee[i]), r.world(r.kin.ankle[i])
 			s.valid = true
 			old := b.prev[ai][i]
 			b.prev[ai][i] = s
-			var vel vec3
+			var vel geom.Vec3
 			if old.valid {
-				vel = s.footC.sub(old.footC).scale(1 / dt)
+				vel = s.footC.Sub(old.footC).Scale(1 / dt)
 			}
 			// Foot box.
-			l := s.footR.applyT(b.p.sub(s.footC))
-			q := vec3{
+			l := s.footR.ApplyT(b.p.Sub(s.footC))
+			q := geom.Vec3{
 				math.Max(-soleHalfW, math.Min(soleHalfW, l[0])),
 				math.Max(-soleHalfL, math.Min(soleHalfL, l[1])),
 				math.Max(-footBoxH/2, math.Min(footBoxH/2, l[2])),
 			}
-			b.push(s.footC.add(s.footR.apply(q)), BallRadius, vel)
+			b.push(s.footC.Add(s.footR.Apply(q)), BallRadius, vel)
 			// Shank.
-			var sv vec3
+			var sv geom.Vec3
 			if old.valid {
-				sv = s.ank.sub(old.ank).scale(1 / dt)
+				sv = s.ank.Sub(old.ank).Scale(1 / dt)
 			}
 			b.push(closestOnSegment(s.knee, s.ank, b.p), BallRadius+shankRadius, sv)
 		}
@@ -131,47 +135,47 @@ func (b *ball) collide(dt float64, agents []*Agent) {
 
 // push moves the ball out of contact with the point q (at distance reach)
 // moving at vel, and bounces it off.
-func (b *ball) push(q vec3, reach float64, vel vec3) {
-	d := b.p.sub(q)
-	n := d.norm()
+func (b *ball) push(q geom.Vec3, reach float64, vel geom.Vec3) {
+	d := b.p.Sub(q)
+	n := d.Norm()
 	if n >= reach {
 		return
 	}
-	var dir vec3
+	var dir geom.Vec3
 	if n > 1e-9 {
-		dir = d.scale(1 / n)
+		dir = d.Scale(1 / n)
 	} else {
-		dir = vec3{vel[0], vel[1], 0}.unit()
-		if dir == (vec3{}) {
-			dir = vec3{1, 0, 0}
+		dir = geom.Vec3{vel[0], vel[1], 0}.Unit()
+		if dir == (geom.Vec3{}) {
+			dir = geom.Vec3{1, 0, 0}
 		}
 	}
 	if b.p[2] <= ballOnGround+0.01 {
 		// A ball on the ground is pushed along it.
 		dir[2] = 0
-		if l := dir.norm(); l > 1e-9 {
-			dir = dir.scale(1 / l)
+		if l := dir.Norm(); l > 1e-9 {
+			dir = dir.Scale(1 / l)
 		} else {
-			dir = vec3{1, 0, 0}
+			dir = geom.Vec3{1, 0, 0}
 		}
 	}
-	b.p = b.p.add(dir.scale(reach - n + 1e-4))
+	b.p = b.p.Add(dir.Scale(reach - n + 1e-4))
 	if b.p[2] < BallRadius {
 		b.p[2] = BallRadius
 	}
-	vn := b.v.sub(vel).dot(dir)
+	vn := b.v.Sub(vel).Dot(dir)
 	if vn < 0 {
-		b.v = b.v.sub(dir.scale((1 + ballBounce) * vn))
+		b.v = b.v.Sub(dir.Scale((1 + ballBounce) * vn))
 		b.touched = true
 	}
 }
 
-func closestOnSegment(a, b, p vec3) vec3 {
-	ab := b.sub(a)
-	l2 := ab.dot(ab)
+func closestOnSegment(a, b, p geom.Vec3) geom.Vec3 {
+	ab := b.Sub(a)
+	l2 := ab.Dot(ab)
 	if l2 < 1e-12 {
 		return a
 	}
-	t := math.Max(0, math.Min(1, p.sub(a).dot(ab)/l2))
-	return a.add(ab.scale(t))
+	t := math.Max(0, math.Min(1, p.Sub(a).Dot(ab)/l2))
+	return a.Add(ab.Scale(t))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/robotd/robotd/field"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/simserver/render"
 )
 
@@ -17,7 +18,7 @@ import (
 
 // naoAxes maps the NAO's head axes (x forward, y left, z up) into the
 // simulator's body axes (x right, y forward, z up).
-var naoAxes = mat3{0, -1, 0, 1, 0, 0, 0, 0, 1}
+var naoAxes = geom.Mat3{0, -1, 0, 1, 0, 0, 0, 0, 1}
 
 // CameraView is one robot's cameras and the scene they see at the end of
 // a cycle, in the world frame (x towards the right-hand goal).
@@ -63,16 +64,16 @@ func (w *World) CameraView(a *Agent, v *CameraView) {
 	r.updateKin()
 	v.Cycle, v.Time, v.Team, v.Unum = w.cycle, w.Time(), w.teams[a.team], a.unum
 	neck := r.world(model.neck)
-	hw := r.R.mul(&r.kin.head)
-	head := hw.mul(&naoAxes)
-	v.Top = render.HeadCamera(render.Vec3(neck), render.Mat3(head), render.Top)
-	v.Bottom = render.HeadCamera(render.Vec3(neck), render.Mat3(head), render.Bottom)
+	hw := r.R.Mul(r.kin.head)
+	head := hw.Mul(naoAxes)
+	v.Top = render.HeadCamera(geom.Vec3(neck), geom.Mat3(head), render.Top)
+	v.Bottom = render.HeadCamera(geom.Vec3(neck), geom.Mat3(head), render.Bottom)
 	v.YawRate, v.PitchRate = r.v[jHeadYaw], -r.v[jHeadPitch]
 	if v.Scene.Field == (field.Dimensions{}) {
 		v.Scene = render.NewScene(field.SPL())
 	}
 	b := w.ball.p
-	v.Scene.Ball = render.Vec3(b)
+	v.Scene.Ball = geom.Vec3(b)
 	v.Scene.BallRot = render.RollingBallRot(b[0], b[1], BallRadius)
 	v.Scene.BallRadius = BallRadius
 	v.Scene.NRobots = 0
@@ -83,13 +84,13 @@ func (w *World) CameraView(a *Agent, v *CameraView) {
 		// Along the torso's z axis from the middle of its soles.
 		o.r.updateKin()
 		sole := (o.r.kin.sole[0][2] + o.r.kin.sole[1][2]) / 2
-		foot := o.r.world(vec3{0, 0, sole + render.RobotRadius})
-		top := o.r.world(vec3{0, 0, sole + render.RobotHeight - render.RobotRadius})
+		foot := o.r.world(geom.Vec3{0, 0, sole + render.RobotRadius})
+		top := o.r.world(geom.Vec3{0, 0, sole + render.RobotHeight - render.RobotRadius})
 		team := uint8(0)
 		if o.team == teamRight {
 			team = 1
 		}
-		v.Scene.AddRobot(render.Robot{Foot: render.Vec3(foot), Head: render.Vec3(top), Team: team})
+		v.Scene.AddRobot(render.Robot{Foot: geom.Vec3(foot), Head: geom.Vec3(top), Team: team})
 	}
 }
 

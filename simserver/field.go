@@ -1,5 +1,7 @@
 package simserver
 
+import "github.com/robotd/robotd/hal/geom"
+
 // The SPL field of the rUNSWift fork (naosoccersim.rb, soccer.rsg) in world
 // coordinates: x towards the right-hand goal, y to the left, origin at the
 // centre spot. Landmark names are absolute: they do not depend on the team.
@@ -26,17 +28,17 @@ const (
 // landmark is a seen object with a fixed position.
 type landmark struct {
 	name string
-	pos  vec3
+	pos  geom.Vec3
 }
 
 // goalPosts are the fork's goal flags (goal.rsg: at the goal line, the
 // posts' inner side, the crossbar's height), in the order the See block
 // lists them.
 var goalPosts = [4]landmark{
-	{"G2R", vec3{halfLength, -GoalWidth / 2, GoalHeight}},
-	{"G1R", vec3{halfLength, GoalWidth / 2, GoalHeight}},
-	{"G1L", vec3{-halfLength, GoalWidth / 2, GoalHeight}},
-	{"G2L", vec3{-halfLength, -GoalWidth / 2, GoalHeight}},
+	{"G2R", geom.Vec3{halfLength, -GoalWidth / 2, GoalHeight}},
+	{"G1R", geom.Vec3{halfLength, GoalWidth / 2, GoalHeight}},
+	{"G1L", geom.Vec3{-halfLength, GoalWidth / 2, GoalHeight}},
+	{"G2L", geom.Vec3{-halfLength, -GoalWidth / 2, GoalHeight}},
 }
 
 // featureKind is a field feature type.
@@ -53,26 +55,26 @@ var featureNames = [3]string{"CNR", "TJ", "CC"}
 // feature is a field feature: position on the ground and orientation (deg).
 type feature struct {
 	kind   featureKind
-	pos    vec3
+	pos    geom.Vec3
 	orient float64
 }
 
 // features are the rUNSWift field features of soccer.rsg, in scene order
 // (the order the See block lists them).
 var features = [...]feature{
-	{featCorner, vec3{-halfLength, halfWidth, 0}, -45},
-	{featCorner, vec3{-(halfLength - PenaltyLength), PenaltyWidth / 2, 0}, -135},
-	{featCorner, vec3{-(halfLength - PenaltyLength), -PenaltyWidth / 2, 0}, 135},
-	{featCorner, vec3{-halfLength, -halfWidth, 0}, 45},
-	{featCorner, vec3{halfLength, halfWidth, 0}, -135},
-	{featCorner, vec3{halfLength - PenaltyLength, PenaltyWidth / 2, 0}, -45},
-	{featCorner, vec3{halfLength - PenaltyLength, -PenaltyWidth / 2, 0}, 45},
-	{featCorner, vec3{halfLength, -halfWidth, 0}, 135},
-	{featT, vec3{-halfLength, PenaltyWidth / 2, 0}, 0},
-	{featT, vec3{-halfLength, -PenaltyWidth / 2, 0}, 0},
-	{featT, vec3{0, halfWidth, 0}, -90},
-	{featT, vec3{0, -halfWidth, 0}, 90},
-	{featT, vec3{halfLength, PenaltyWidth / 2, 0}, -180},
-	{featT, vec3{halfLength, -PenaltyWidth / 2, 0}, -180},
-	{featCentre, vec3{0, 0, 0}, -90},
+	{featCorner, geom.Vec3{-halfLength, halfWidth, 0}, -45},
+	{featCorner, geom.Vec3{-(halfLength - PenaltyLength), PenaltyWidth / 2, 0}, -135},
+	{featCorner, geom.Vec3{-(halfLength - PenaltyLength), -PenaltyWidth / 2, 0}, 135},
+	{featCorner, geom.Vec3{-halfLength, -halfWidth, 0}, 45},
+	{featCorner, geom.Vec3{halfLength, halfWidth, 0}, -135},
+	{featCorner, geom.Vec3{halfLength - PenaltyLength, PenaltyWidth / 2, 0}, -45},
+	{featCorner, geom.Vec3{halfLength - PenaltyLength, -PenaltyWidth / 2, 0}, 45},
+	{featCorner, geom.Vec3{halfLength, -halfWidth, 0}, 135},
+	{featT, geom.Vec3{-halfLength, PenaltyWidth / 2, 0}, 0},
+	{featT, geom.Vec3{-halfLength, -PenaltyWidth / 2, 0}, 0},
+	{featT, geom.Vec3{0, halfWidth, 0}, -90},
+	{featT, geom.Vec3{0, -halfWidth, 0}, 90},
+	{featT, geom.Vec3{halfLength, PenaltyWidth / 2, 0}, -180},
+	{featT, geom.Vec3{halfLength, -PenaltyWidth / 2, 0}, -180},
+	{featCentre, geom.Vec3{0, 0, 0}, -90},
 }

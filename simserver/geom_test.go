@@ -5,15 +5,17 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/robotd/robotd/hal/geom"
 )
 
 func TestRotationProducts(t *testing.T) {
-	m := rotAxis(vec3{1, 2, 3}.unit(), 0.7)
+	m := geom.RotAxis(geom.Vec3{1, 2, 3}.Unit(), 0.7)
 	for _, a := range []float64{-2, -0.3, 0, 0.4, 3} {
-		for name, c := range map[string]struct{ got, want mat3 }{
-			"x": {m.mulRotX(a), func() mat3 { r := rotX(a); return m.mul(&r) }()},
-			"y": {m.mulRotY(a), func() mat3 { r := rotY(a); return m.mul(&r) }()},
-			"z": {m.mulRotZ(a), func() mat3 { r := rotZ(a); return m.mul(&r) }()},
+		for name, c := range map[string]struct{ got, want geom.Mat3 }{
+			"x": {m.MulRotX(a), func() geom.Mat3 { r := geom.RotX(a); return m.Mul(r) }()},
+			"y": {m.MulRotY(a), func() geom.Mat3 { r := geom.RotY(a); return m.Mul(r) }()},
+			"z": {m.MulRotZ(a), func() geom.Mat3 { r := geom.RotZ(a); return m.Mul(r) }()},
 		} {
 			for i := range c.got {
 				if math.Abs(c.got[i]-c.want[i]) > 1e-12 {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
@@ -106,11 +107,11 @@ func (s *Server) applyTrainer(m trainerMsg) {
 		case simspark.TrainBall:
 			p := w.ball.p
 			if c.HasPos {
-				p = vec3(c.Pos)
+				p = geom.Vec3(c.Pos)
 			}
-			var vel *vec3
+			var vel *geom.Vec3
 			if c.HasVel {
-				v := vec3(c.Vel)
+				v := geom.Vec3(c.Vel)
 				vel = &v
 			}
 			if !finite(p[:]) || vel != nil && !finite(vel[:]) {
@@ -216,21 +217,21 @@ func (w *World) moveAgent(a *Agent, c *simspark.TrainerCommand) {
 		// facing +x: a torso tilted past 45° is laid down, on its front
 		// if it leans the way it faces, else on its back.
 		rx, ry, rz := c.Rot[0]*rad, c.Rot[1]*rad, c.Rot[2]*rad
-		mz, my, mx := rotZ(rz), rotY(ry), rotX(rx)
-		mzy := mz.mul(&my)
-		R := mzy.mul(&mx)
-		up := R.apply(vec3{0, 0, 1})
+		mz, my, mx := geom.RotZ(rz), geom.RotY(ry), geom.RotX(rx)
+		mzy := mz.Mul(my)
+		R := mzy.Mul(mx)
+		up := R.Apply(geom.Vec3{0, 0, 1})
 		heading = rz
 		a.r.place(x, y, heading, false)
 		if w.phys != nil {
 			// The body keeps its joint angles, turned as asked.
 			up := uprightFrame(0)
-			Rb := R.mul(&up)
+			Rb := R.Mul(up)
 			w.physPlace(a, x, y, heading, &Rb, trainerClear)
 			return
 		}
 		if up[2] < math.Cos(math.Pi/4) {
-			a.r.layDown(vec3{up[0], up[1], 0}.unit())
+			a.r.layDown(geom.Vec3{up[0], up[1], 0}.Unit())
 		}
 		return
 	}
@@ -348,17 +349,17 @@ func (w *World) appendMonitor(dst []byte, full bool) []byte {
 		dst = append(dst, ")(RDS 0 1)("...)
 	}
 	// The scene: the ball, then per robot its torso, head and feet.
-	dst = appendNode(dst, full, ident, w.ball.p, "StdUnitSphere", vec3{BallRadius, BallRadius, BallRadius}, "matOrange")
+	dst = appendNode(dst, full, geom.Identity, w.ball.p, "StdUnitSphere", geom.Vec3{BallRadius, BallRadius, BallRadius}, "matOrange")
 	for _, a := range w.agents {
 		r := a.r
 		mat := [...]string{"matGrey", "matLeft", "matRight"}[a.team]
-		dst = appendNode(dst, full, r.R, r.world(vec3{0, 0, 0.05}), "StdUnitBox", vec3{0.1, 0.1, 0.18}, mat)
+		dst = appendNode(dst, full, r.R, r.world(geom.Vec3{0, 0, 0.05}), "StdUnitBox", geom.Vec3{0.1, 0.1, 0.18}, mat)
 		cp, cr := r.camPose()
-		dst = appendNode(dst, full, cr, cp, "StdUnitSphere", vec3{0.065, 0.065, 0.065}, mat)
+		dst = appendNode(dst, full, cr, cp, "StdUnitSphere", geom.Vec3{0.065, 0.065, 0.065}, mat)
 		for i := 0; i < 2; i++ {
-			fr := r.R.mul(&r.kin.footR[i])
-			dst = appendNode(dst, full, fr, r.world(r.kin.sole[i]).add(vec3{0, 0, 0.01}), "StdUnitBox",
-				vec3{2 * soleHalfW, 2 * soleHalfL, 0.02}, mat)
+			fr := r.R.Mul(r.kin.footR[i])
+			dst = appendNode(dst, full, fr, r.world(r.kin.sole[i]).Add(geom.Vec3{0, 0, 0.01}), "StdUnitBox",
+				geom.Vec3{2 * soleHalfW, 2 * soleHalfL, 0.02}, mat)
 		}
 	}
 	// Close the scene list; the message is balanced, as the fork's is.
@@ -382,7 +383,7 @@ func (w *World) appendTeams(dst []byte) []byte {
 // appendNode appends a transform node with a mesh: in full messages with
 // its type and mesh, in updates with only its matrix (SLT: 4×4, column
 // major, translation last).
-func appendNode(dst []byte, full bool, r mat3, p vec3, mesh string, scale vec3, mat string) []byte {
+func appendNode(dst []byte, full bool, r geom.Mat3, p geom.Vec3, mesh string, scale geom.Vec3, mat string) []byte {
 	if full {
 		dst = append(dst, "(nd TRF (SLT "...)
 	} else {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/body"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
@@ -67,12 +68,12 @@ var jointIDs = [numJoints]simspark.JointID{
 // (x right, y forward, z up; torso centre at the origin, zero pose): its
 // centre and mass, and the hinge that joins it to its parent part.
 type naoPart struct {
-	centre vec3
+	centre geom.Vec3
 	mass   float64
 	parent int // part index; -1 for the torso
 	joint  int // index into joints of the hinge to the parent
-	anchor vec3
-	axis   vec3
+	anchor geom.Vec3
+	axis   geom.Vec3
 }
 
 // naoModel is the type-0 model from the body table.
@@ -83,15 +84,15 @@ type naoModel struct {
 	foot      [2]int
 	shank     [2]int
 	ankle     [2]int
-	knee      [2]vec3 // knee and ankle pitch pivots at the zero pose
-	anklePvt  [2]vec3
-	soleBelow float64 // the sole below the foot's centre
-	neck      vec3    // the HeadPitch hinge's anchor (on the HeadYaw axis)
+	knee      [2]geom.Vec3 // knee and ankle pitch pivots at the zero pose
+	anklePvt  [2]geom.Vec3
+	soleBelow float64   // the sole below the foot's centre
+	neck      geom.Vec3 // the HeadPitch hinge's anchor (on the HeadYaw axis)
 	totalMass float64
 }
 
 // build turns a NAO-frame vector into the build frame: (-y, x, z).
-func build(v hal.Vec3) vec3 { return vec3{-v.Y, v.X, v.Z} }
+func build(v hal.Vec3) geom.Vec3 { return geom.Vec3{-v.Y, v.X, v.Z} }
 
 var (
 	joints [numJoints]jointSpec
@@ -170,36 +171,36 @@ const gravity = 9.81
 // kinematics is the body's shape for one set of joint angles, relative to
 // the torso. Index 0 is right, 1 left.
 type kinematics struct {
-	head     mat3 // camera orientation
-	cam      vec3 // camera (head centre)
-	lowerArm [2]vec3
-	footR    [2]mat3 // sole orientation
-	sole     [2]vec3 // sole centre, on the ground plane of the foot
-	footObj  [2]vec3 // the foot's centre, the seen "rfoot"/"lfoot"
-	knee     [2]vec3
-	ankle    [2]vec3
-	com      vec3
+	head     geom.Mat3 // camera orientation
+	cam      geom.Vec3 // camera (head centre)
+	lowerArm [2]geom.Vec3
+	footR    [2]geom.Mat3 // sole orientation
+	sole     [2]geom.Vec3 // sole centre, on the ground plane of the foot
+	footObj  [2]geom.Vec3 // the foot's centre, the seen "rfoot"/"lfoot"
+	knee     [2]geom.Vec3
+	ankle    [2]geom.Vec3
+	com      geom.Vec3
 }
 
 // compute fills k from the joint angles q (radians): each part's pose is
 // its parent's turned about their hinge.
 func (k *kinematics) compute(q *[numJoints]float64) {
-	var rs [32]mat3
-	var ts [32]vec3
-	var com vec3
+	var rs [32]geom.Mat3
+	var ts [32]geom.Vec3
+	var com geom.Vec3
 	for i := range model.parts {
 		p := &model.parts[i]
 		if p.parent < 0 {
-			rs[i], ts[i] = ident, vec3{}
+			rs[i], ts[i] = geom.Identity, geom.Vec3{}
 		} else {
-			rh := rotAxis(p.axis, q[p.joint])
+			rh := geom.RotAxis(p.axis, q[p.joint])
 			rp := &rs[p.parent]
-			rs[i] = rp.mul(&rh)
-			ts[i] = ts[p.parent].add(rp.apply(p.anchor.sub(rh.apply(p.anchor))))
+			rs[i] = rp.Mul(rh)
+			ts[i] = ts[p.parent].Add(rp.Apply(p.anchor.Sub(rh.Apply(p.anchor))))
 		}
-		com = com.add(rs[i].apply(p.centre).add(ts[i]).scale(p.mass))
+		com = com.Add(rs[i].Apply(p.centre).Add(ts[i]).Scale(p.mass))
 	}
-	at := func(part int, v vec3) vec3 { return rs[part].apply(v).add(ts[part]) }
+	at := func(part int, v geom.Vec3) geom.Vec3 { return rs[part].Apply(v).Add(ts[part]) }
 	k.head = rs[model.head]
 	k.cam = at(model.head, model.parts[model.head].centre)
 	for s := range 2 {
@@ -207,11 +208,11 @@ func (k *kinematics) compute(q *[numJoints]float64) {
 		f := model.foot[s]
 		k.footR[s] = rs[f]
 		k.footObj[s] = at(f, model.parts[f].centre)
-		k.sole[s] = at(f, model.parts[f].centre.sub(vec3{0, 0, model.soleBelow}))
+		k.sole[s] = at(f, model.parts[f].centre.Sub(geom.Vec3{0, 0, model.soleBelow}))
 		k.knee[s] = at(model.shank[s], model.knee[s])
 		k.ankle[s] = at(model.ankle[s], model.anklePvt[s])
 	}
-	k.com = com.scale(1 / model.totalMass)
+	k.com = com.Scale(1 / model.totalMass)
 }
 
 // jointOf maps the codec's joint IDs to our indices (-1: not in this model).

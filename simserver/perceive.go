@@ -3,6 +3,8 @@ package simserver
 import (
 	"math"
 	"strconv"
+
+	"github.com/robotd/robotd/hal/geom"
 )
 
 // appendF2 appends v with two decimals exactly as strconv.AppendFloat(dst,
@@ -48,7 +50,7 @@ func appendF2(dst []byte, v float64) []byte {
 	return append(dst, '.', byte('0'+c/10), byte('0'+c%10))
 }
 
-func appendVec(dst []byte, v vec3) []byte {
+func appendVec(dst []byte, v geom.Vec3) []byte {
 	dst = appendF2(dst, v[0])
 	dst = append(dst, ' ')
 	dst = appendF2(dst, v[1])

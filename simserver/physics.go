@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/robotd/robotd/hal/body"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/simserver/ode"
 )
 
@@ -131,7 +132,7 @@ func (p *physics) close() {
 // place puts agent a's robot upright at (x, y) facing heading (or with
 // torso rotation rot if not nil), its lowest part clear above the ground;
 // the first placing creates it.
-func (w *World) physPlace(a *Agent, x, y, heading float64, rot *mat3, clear float64) {
+func (w *World) physPlace(a *Agent, x, y, heading float64, rot *geom.Mat3, clear float64) {
 	p := w.phys
 	R := ode.UprightRot(heading)
 	if rot != nil {
@@ -170,22 +171,22 @@ func (w *World) physStep() {
 		}
 		r.dirty = true
 		r.updateKin()
-		r.gyr, r.acc = vec3(st.Gyro()), vec3(st.Acc())
+		r.gyr, r.acc = geom.Vec3(st.Gyro()), geom.Vec3(st.Acc())
 		for k := range 2 {
 			t, c, f := st.FRP(k)
-			r.contact[k], r.frpC[k], r.frpF[k] = t, vec3(c), vec3(f)
+			r.contact[k], r.frpC[k], r.frpF[k] = t, geom.Vec3(c), geom.Vec3(f)
 		}
-		r.R = mat3(st.TorsoRot())
+		r.R = geom.Mat3(st.TorsoRot())
 		// The camera is the head body's centre: the torso origin of the
 		// kinematic frame is put where that camera lands.
-		head := vec3(st.Pos(p.model.m.Head))
-		r.p = head.sub(r.R.apply(r.kin.cam))
-		r.parts = [5]vec3{head,
-			vec3(st.Pos(p.model.lowerArm[0])), vec3(st.Pos(p.model.lowerArm[1])),
-			vec3(st.Pos(p.model.foot[0])), vec3(st.Pos(p.model.foot[1]))}
+		head := geom.Vec3(st.Pos(p.model.m.Head))
+		r.p = head.Sub(r.R.Apply(r.kin.cam))
+		r.parts = [5]geom.Vec3{head,
+			geom.Vec3(st.Pos(p.model.lowerArm[0])), geom.Vec3(st.Pos(p.model.lowerArm[1])),
+			geom.Vec3(st.Pos(p.model.foot[0])), geom.Vec3(st.Pos(p.model.foot[1]))}
 		r.partsCycle = w.cycle + 1
 		torso := st.Pos(p.model.m.Torso)
-		up := r.R.col(2)
+		up := r.R.Col(2)
 		switch {
 		case torso[2] < 0.25 && up[2] < math.Cos(50*rad):
 			r.state = bodyLying
@@ -194,7 +195,7 @@ func (w *World) physStep() {
 		}
 	}
 	bp, bv := p.scene.Ball()
-	w.ball.p, w.ball.v = vec3(bp), vec3(bv)
+	w.ball.p, w.ball.v = geom.Vec3(bp), geom.Vec3(bv)
 }
 
 // TorsoPose is agent a's torso centre (m) and rotation (row-major) in the

@@ -1,6 +1,10 @@
 package simserver
 
-import "math"
+import (
+	"math"
+
+	"github.com/robotd/robotd/hal/geom"
+)
 
 // bodyState is what carries the robot's body.
 type bodyState uint8
@@ -78,46 +82,46 @@ type robot struct {
 	dirty  bool // kin is stale
 
 	state   bodyState
-	R       mat3 // torso orientation in the world
-	p       vec3 // torso origin in the world
-	support int  // 0 right, 1 left
+	R       geom.Mat3 // torso orientation in the world
+	p       geom.Vec3 // torso origin in the world
+	support int       // 0 right, 1 left
 	footYaw float64
-	footPos vec3    // support sole centre on the ground
-	contact [2]bool // touching the ground (FRP)
+	footPos geom.Vec3 // support sole centre on the ground
+	contact [2]bool   // touching the ground (FRP)
 	// supported: near enough the ground to share the weight.
 	supported [2]bool
-	corners   [2][4]vec3 // sole corners in the world, from contacts
-	frpC      [2]vec3
-	frpF      [2]vec3
+	corners   [2][4]geom.Vec3 // sole corners in the world, from contacts
+	frpC      [2]geom.Vec3
+	frpF      [2]geom.Vec3
 	// Sensors.
-	gyr, acc vec3
-	prevR    mat3
-	prevP    vec3
-	prevV    vec3
+	gyr, acc geom.Vec3
+	prevR    geom.Mat3
+	prevP    geom.Vec3
+	prevV    geom.Vec3
 	hist     int // valid pose history samples
 	// Dropping.
 	dropT  float64
 	dropZ0 float64
 	// Falling.
-	pivot, axis, fallN vec3
-	footW              mat3 // the pivoting foot's world orientation
+	pivot, axis, fallN geom.Vec3
+	footW              geom.Mat3 // the pivoting foot's world orientation
 	phi, omega, lie    float64
-	comV               vec3 // the torso's velocity (smoothed)
-	comA               vec3 // the torso's acceleration (smoothed)
-	comN               int  // velocity samples since comValid
-	prevCom            vec3 // the torso's last position
+	comV               geom.Vec3 // the torso's velocity (smoothed)
+	comA               geom.Vec3 // the torso's acceleration (smoothed)
+	comN               int       // velocity samples since comValid
+	prevCom            geom.Vec3 // the torso's last position
 	comValid           bool
 	// Rising.
 	riseT     float64
-	riseFromR mat3
-	riseFromP vec3
+	riseFromR geom.Mat3
+	riseFromP geom.Vec3
 	// Seen body parts in the world, for the cycle partsCycle-1.
-	parts      [5]vec3
+	parts      [5]geom.Vec3
 	partsCycle int64
 }
 
 func newRobot() *robot {
-	r := &robot{dirty: true, R: ident}
+	r := &robot{dirty: true, R: geom.Identity}
 	for i := range joints {
 		r.q[i] = joints[i].rest
 	}
@@ -134,14 +138,14 @@ func (r *robot) updateKin() {
 }
 
 // float places the robot hanging in the air with its camera at cam.
-func (r *robot) float(cam vec3, heading float64) {
+func (r *robot) float(cam geom.Vec3, heading float64) {
 	r.updateKin()
 	r.R = uprightFrame(heading)
-	r.p = cam.sub(r.R.apply(r.kin.cam))
+	r.p = cam.Sub(r.R.Apply(r.kin.cam))
 	r.state = bodyFloating
 	r.hist = 0
 	r.comValid = false
-	r.gyr, r.acc = vec3{}, vec3{}
+	r.gyr, r.acc = geom.Vec3{}, geom.Vec3{}
 	r.contact = [2]bool{}
 }
 
@@ -153,19 +157,19 @@ func (r *robot) place(x, y, heading float64, drop bool) {
 	// Put the lower foot (in the upright torso's frame) on the ground.
 	up := uprightFrame(heading)
 	sf := 0
-	z0 := up.apply(k.sole[0])[2]
-	if z1 := up.apply(k.sole[1])[2]; z1 < z0 {
+	z0 := up.Apply(k.sole[0])[2]
+	if z1 := up.Apply(k.sole[1])[2]; z1 < z0 {
 		sf = 1
 	}
 	r.support = sf
-	fw := up.mul(&k.footR[sf])
+	fw := up.Mul(k.footR[sf])
 	r.footYaw = yawOf(&fw) - math.Pi/2
-	r.footPos = vec3{}
+	r.footPos = geom.Vec3{}
 	r.standPose()
 	// Shift so the torso is over (x, y).
-	d := vec3{x - r.p[0], y - r.p[1], 0}
-	r.footPos = r.footPos.add(d)
-	r.p = r.p.add(d)
+	d := geom.Vec3{x - r.p[0], y - r.p[1], 0}
+	r.footPos = r.footPos.Add(d)
+	r.p = r.p.Add(d)
 	r.hist = 0
 	r.comValid = false
 	r.phi, r.omega = 0, 0
@@ -179,11 +183,11 @@ func (r *robot) place(x, y, heading float64, drop bool) {
 		r.state = bodyStanding
 		r.contacts()
 	}
-	r.gyr, r.acc = vec3{}, vec3{}
+	r.gyr, r.acc = geom.Vec3{}, geom.Vec3{}
 }
 
 // footFrame is the world orientation of a flat foot with yaw y.
-func footFrame(y float64) mat3 { return rotZ(y) }
+func footFrame(y float64) geom.Mat3 { return geom.RotZ(y) }
 
 // standPose sets R and p from the support foot flat on the ground.
 func (r *robot) standPose() {
@@ -193,26 +197,26 @@ func (r *robot) standPose() {
 
 // footPose sets R and p from the support foot's world orientation fr and
 // its sole centre r.footPos.
-func (r *robot) footPose(fr *mat3) {
+func (r *robot) footPose(fr *geom.Mat3) {
 	k := &r.kin
 	sf := r.support
-	ft := k.footR[sf].transpose()
-	r.R = fr.mul(&ft)
-	r.p = r.footPos.sub(r.R.apply(k.sole[sf]))
+	ft := k.footR[sf].T()
+	r.R = fr.Mul(ft)
+	r.p = r.footPos.Sub(r.R.Apply(k.sole[sf]))
 }
 
 // soleCorners returns the world corners of foot i for torso pose (R, p).
-func (r *robot) soleCorners(i int, R *mat3, p vec3) (c [4]vec3) {
+func (r *robot) soleCorners(i int, R *geom.Mat3, p geom.Vec3) (c [4]geom.Vec3) {
 	k := &r.kin
-	fr := R.mul(&k.footR[i])
-	o := p.add(R.apply(k.sole[i]))
+	fr := R.Mul(k.footR[i])
+	o := p.Add(R.Apply(k.sole[i]))
 	for n, d := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
-		c[n] = o.add(fr.apply(vec3{d[0] * soleHalfW, d[1]*soleHalfL + 0, 0}))
+		c[n] = o.Add(fr.Apply(geom.Vec3{d[0] * soleHalfW, d[1]*soleHalfL + 0, 0}))
 	}
 	return c
 }
 
-func minMaxZ(c *[4]vec3) (lo, hi float64) {
+func minMaxZ(c *[4]geom.Vec3) (lo, hi float64) {
 	lo, hi = c[0][2], c[0][2]
 	for _, v := range c[1:] {
 		lo, hi = math.Min(lo, v[2]), math.Max(hi, v[2])
@@ -224,11 +228,11 @@ func minMaxZ(c *[4]vec3) (lo, hi float64) {
 func (r *robot) makeSupport(i int) {
 	r.comValid = false // the switch may jolt the pose a little
 	k := &r.kin
-	fr := r.R.mul(&k.footR[i])
-	o := r.p.add(r.R.apply(k.sole[i]))
+	fr := r.R.Mul(k.footR[i])
+	o := r.p.Add(r.R.Apply(k.sole[i]))
 	r.support = i
 	r.footYaw = yawOf(&fr) - math.Pi/2
-	r.footPos = vec3{o[0], o[1], 0}
+	r.footPos = geom.Vec3{o[0], o[1], 0}
 	r.standPose()
 }
 
@@ -307,7 +311,7 @@ func (r *robot) stepBody(dt, margin float64) {
 	r.updateKin()
 	switch r.state {
 	case bodyFloating:
-		r.gyr, r.acc = vec3{}, vec3{}
+		r.gyr, r.acc = geom.Vec3{}, geom.Vec3{}
 		r.hist = 0
 		return
 	case bodyDropping:
@@ -318,7 +322,7 @@ func (r *robot) stepBody(dt, margin float64) {
 		}
 		z := r.dropZ0 - 0.5*gravity*r.dropT*r.dropT
 		r.standPose()
-		r.gyr, r.acc = vec3{}, vec3{} // free fall
+		r.gyr, r.acc = geom.Vec3{}, geom.Vec3{} // free fall
 		if z > 0 {
 			r.p[2] += z
 			r.hist = 0
@@ -328,7 +332,7 @@ func (r *robot) stepBody(dt, margin float64) {
 		// connect.txt.
 		r.state = bodyStanding
 		r.contacts()
-		r.prevR, r.prevP, r.prevV, r.hist = r.R, r.p, vec3{0, 0, -gravity * r.dropT}, 2
+		r.prevR, r.prevP, r.prevV, r.hist = r.R, r.p, geom.Vec3{0, 0, -gravity * r.dropT}, 2
 		return
 	case bodyStanding:
 		r.standPose()
@@ -388,18 +392,18 @@ func (r *robot) contacts() {
 	for i := 0; i < 2; i++ {
 		r.supported[i] = on[i] || lo[i] < supportTol
 	}
-	com := r.p.add(r.R.apply(r.kin.com))
+	com := r.p.Add(r.R.Apply(r.kin.com))
 	w := totalMass * gravity
 	// Share the weight by the lever rule between the sole centres.
 	share := [2]float64{}
 	switch {
 	case on[0] && on[1]:
-		a := r.p.add(r.R.apply(r.kin.sole[0]))
-		b := r.p.add(r.R.apply(r.kin.sole[1]))
-		ab := vec3{b[0] - a[0], b[1] - a[1], 0}
+		a := r.p.Add(r.R.Apply(r.kin.sole[0]))
+		b := r.p.Add(r.R.Apply(r.kin.sole[1]))
+		ab := geom.Vec3{b[0] - a[0], b[1] - a[1], 0}
 		t := 0.5
-		if l2 := ab.dot(ab); l2 > 1e-9 {
-			t = vec3{com[0] - a[0], com[1] - a[1], 0}.dot(ab) / l2
+		if l2 := ab.Dot(ab); l2 > 1e-9 {
+			t = geom.Vec3{com[0] - a[0], com[1] - a[1], 0}.Dot(ab) / l2
 		}
 		t = math.Max(0, math.Min(1, t))
 		share = [2]float64{1 - t, t}
@@ -413,14 +417,14 @@ func (r *robot) contacts() {
 	}
 	for i := 0; i < 2; i++ {
 		if !on[i] {
-			r.frpC[i], r.frpF[i] = vec3{}, vec3{}
+			r.frpC[i], r.frpF[i] = geom.Vec3{}, geom.Vec3{}
 			continue
 		}
-		fr := r.R.mul(&r.kin.footR[i])
-		o := r.p.add(r.R.apply(r.kin.sole[i]))
+		fr := r.R.Mul(r.kin.footR[i])
+		o := r.p.Add(r.R.Apply(r.kin.sole[i]))
 		// Centre of pressure: the centre of mass over the sole, clamped to
 		// it; the fork reports it from the foot box's centre.
-		c := fr.applyT(com.sub(o))
+		c := fr.ApplyT(com.Sub(o))
 		if on[0] && on[1] {
 			c[0] = 0 // both feet share sideways: each presses at its middle
 		}
@@ -428,7 +432,7 @@ func (r *robot) contacts() {
 		c[1] = math.Max(-soleHalfL, math.Min(soleHalfL, c[1]))
 		c[2] = -0.01
 		r.frpC[i] = c
-		r.frpF[i] = fr.applyT(vec3{0, 0, w * share[i]})
+		r.frpF[i] = fr.ApplyT(geom.Vec3{0, 0, w * share[i]})
 	}
 }
 
@@ -451,7 +455,7 @@ func (r *robot) polygon(both bool) (pts [8][2]float64, n int) {
 
 // supportPolygon returns the convex hull of the soles in contact, in
 // counter-clockwise order.
-func (r *robot) supportPolygon(R *mat3, p vec3, both bool) (pts [8][2]float64, n int) {
+func (r *robot) supportPolygon(R *geom.Mat3, p geom.Vec3, both bool) (pts [8][2]float64, n int) {
 	var all [8][2]float64
 	m := 0
 	for i := 0; i < 2; i++ {
@@ -540,23 +544,23 @@ func outside(h *[8][2]float64, n int, c [2]float64) (d float64, near, normal [2]
 // mass is never above that foot. The acceleration is the torso's: a leg
 // swinging under a still torso (a kick) does not topple it. It returns the
 // distance outside, the nearest boundary point and the outward direction.
-func (r *robot) comOutside(dt float64) (float64, vec3, vec3) {
-	com := r.p.add(r.R.apply(r.kin.com))
+func (r *robot) comOutside(dt float64) (float64, geom.Vec3, geom.Vec3) {
+	com := r.p.Add(r.R.Apply(r.kin.com))
 	if r.comValid {
-		v := r.p.sub(r.prevCom).scale(1 / dt)
-		nv := r.comV.scale(0.5).add(v.scale(0.5))
+		v := r.p.Sub(r.prevCom).Scale(1 / dt)
+		nv := r.comV.Scale(0.5).Add(v.Scale(0.5))
 		if r.comN >= 2 {
-			a := nv.sub(r.comV).scale(1 / dt)
-			r.comA = r.comA.scale(0.8).add(a.scale(0.2))
+			a := nv.Sub(r.comV).Scale(1 / dt)
+			r.comA = r.comA.Scale(0.8).Add(a.Scale(0.2))
 		}
 		r.comV = nv
 		r.comN++
 	} else {
-		r.comV, r.comA, r.comN = vec3{}, vec3{}, 0
+		r.comV, r.comA, r.comN = geom.Vec3{}, geom.Vec3{}, 0
 	}
 	r.prevCom, r.comValid = r.p, true
 	h := math.Max(com[2], 0.05)
-	zmp := com.sub(r.comA.scale(h / gravity))
+	zmp := com.Sub(r.comA.Scale(h / gravity))
 	poly, n := r.polygon(r.supported[0] && r.supported[1])
 	d, near, nrm := outside(&poly, n, [2]float64{zmp[0], zmp[1]})
 	if d > 0 {
@@ -565,25 +569,25 @@ func (r *robot) comOutside(dt float64) (float64, vec3, vec3) {
 		l := math.Hypot(nrm[0], nrm[1])
 		nrm = [2]float64{nrm[0] / l, nrm[1] / l}
 	}
-	return d, vec3{near[0], near[1], 0}, vec3{nrm[0], nrm[1], 0}
+	return d, geom.Vec3{near[0], near[1], 0}, geom.Vec3{nrm[0], nrm[1], 0}
 }
 
 // startFall tips the robot over the support polygon's edge at pivot,
 // towards n, as a rigid body with the centre of mass's current speed.
-func (r *robot) startFall(pivot, n vec3) {
+func (r *robot) startFall(pivot, n geom.Vec3) {
 	r.state = bodyFalling
 	r.comValid = false
 	r.footW = footFrame(r.footYaw)
 	r.pivot = pivot
 	r.fallN = n
-	r.axis = vec3{0, 0, 1}.cross(n).unit()
-	c := r.p.add(r.R.apply(r.kin.com)).sub(pivot)
-	l := math.Max(math.Hypot(c.dot(n), c[2]), 0.05)
-	r.omega = math.Max(0, r.comV.dot(n)) / l
+	r.axis = geom.Vec3{0, 0, 1}.Cross(n).Unit()
+	c := r.p.Add(r.R.Apply(r.kin.com)).Sub(pivot)
+	l := math.Max(math.Hypot(c.Dot(n), c[2]), 0.05)
+	r.omega = math.Max(0, r.comV.Dot(n)) / l
 	r.phi = 0
 	// The torso lies at the tilt the traces show for the direction it falls
 	// in, relative to the way it faces.
-	f := r.R.applyT(n)
+	f := r.R.ApplyT(n)
 	a := math.Atan2(f[0], f[1]) // 0 forward, ±π/2 sideways
 	fwd, side := math.Cos(a), math.Abs(math.Sin(a))
 	switch {
@@ -597,7 +601,7 @@ func (r *robot) startFall(pivot, n vec3) {
 // layDown tips a standing robot over towards n (horizontal, unit) from
 // under its centre of mass, as the trainer's rotation asks: it falls and
 // lies like a robot that fell that way.
-func (r *robot) layDown(n vec3) {
+func (r *robot) layDown(n geom.Vec3) {
 	// Tipping over the feet's edge that way (toes or heels), pushed
 	// hard enough to go over it.
 	pts, k := r.polygon(true)
@@ -605,14 +609,14 @@ func (r *robot) layDown(n vec3) {
 	for _, q := range pts[:k] {
 		far = max(far, q[0]*n[0]+q[1]*n[1])
 	}
-	var pivot vec3
+	var pivot geom.Vec3
 	m := 0.0
 	for _, q := range pts[:k] {
 		if q[0]*n[0]+q[1]*n[1] > far-0.005 {
-			pivot, m = pivot.add(vec3{q[0], q[1], 0}), m+1
+			pivot, m = pivot.Add(geom.Vec3{q[0], q[1], 0}), m+1
 		}
 	}
-	r.startFall(pivot.scale(1/m), n)
+	r.startFall(pivot.Scale(1/m), n)
 	r.omega = layDownSpeed
 }
 
@@ -623,8 +627,8 @@ func (r *robot) layDown(n vec3) {
 func (r *robot) stepFall(dt float64) {
 	// The body hangs from the pivoting foot, so joints keep moving it.
 	r.footPose(&r.footW)
-	c := r.p.add(r.R.apply(r.kin.com)).sub(r.pivot)
-	cn := c.dot(r.fallN)
+	c := r.p.Add(r.R.Apply(r.kin.com)).Sub(r.pivot)
+	cn := c.Dot(r.fallN)
 	l2 := math.Max(cn*cn+c[2]*c[2], 0.0025)
 	r.omega += gravity * cn / l2 * dt
 	dphi := r.omega * dt
@@ -637,10 +641,10 @@ func (r *robot) stepFall(dt float64) {
 		r.contacts()
 		return
 	}
-	rot := rotAxis(r.axis, dphi)
-	r.footW = rot.mul(&r.footW)
-	r.footW.orthonormalize()
-	r.footPos = r.pivot.add(rot.apply(r.footPos.sub(r.pivot)))
+	rot := geom.RotAxis(r.axis, dphi)
+	r.footW = rot.Mul(r.footW)
+	r.footW.Orthonormalize()
+	r.footPos = r.pivot.Add(rot.Apply(r.footPos.Sub(r.pivot)))
 	r.footPose(&r.footW)
 	// The other foot touching down becomes the pivot.
 	o := 1 - r.support
@@ -652,19 +656,19 @@ func (r *robot) stepFall(dt float64) {
 				best = i
 			}
 		}
-		r.pivot = vec3{oc[best][0], oc[best][1], 0}
+		r.pivot = geom.Vec3{oc[best][0], oc[best][1], 0}
 		r.p[2] -= lo
-		r.footW = r.R.mul(&r.kin.footR[o])
-		r.footPos = r.p.add(r.R.apply(r.kin.sole[o]))
+		r.footW = r.R.Mul(r.kin.footR[o])
+		r.footPos = r.p.Add(r.R.Apply(r.kin.sole[o]))
 		r.support = o
 	}
-	cam := r.p.add(r.R.apply(r.kin.cam))
+	cam := r.p.Add(r.R.Apply(r.kin.cam))
 	if tilt := tiltOf(&r.R); tilt >= r.lie || cam[2] < 0.05 {
 		if over := tilt - r.lie; over > 0 {
 			// Land at the lying tilt, not past it.
-			back := rotAxis(r.axis, -over)
-			r.R = back.mul(&r.R)
-			r.p = r.pivot.add(back.apply(r.p.sub(r.pivot)))
+			back := geom.RotAxis(r.axis, -over)
+			r.R = back.Mul(r.R)
+			r.p = r.pivot.Add(back.Apply(r.p.Sub(r.pivot)))
 		}
 		r.state = bodyLying
 		r.omega = 0
@@ -685,17 +689,17 @@ func (r *robot) tryGetUp() {
 	R, p := r.R, r.p
 	sup, fy, fp := r.support, r.footYaw, r.footPos
 	up := uprightFrame(yawOf(&r.R))
-	fw := up.mul(&r.kin.footR[0])
+	fw := up.Mul(r.kin.footR[0])
 	r.support = 0
 	r.footYaw = yawOf(&fw) - math.Pi/2
-	r.footPos = vec3{}
+	r.footPos = geom.Vec3{}
 	r.standPose()
-	d := vec3{p[0] - r.p[0], p[1] - r.p[1], 0}
-	r.footPos, r.p = r.footPos.add(d), r.p.add(d)
+	d := geom.Vec3{p[0] - r.p[0], p[1] - r.p[1], 0}
+	r.footPos, r.p = r.footPos.Add(d), r.p.Add(d)
 	c0 := r.soleCorners(1, &r.R, r.p)
 	lo, hi := minMaxZ(&c0)
 	both := lo > -0.01 && hi < 0.01
-	com := r.p.add(r.R.apply(r.kin.com))
+	com := r.p.Add(r.R.Apply(r.kin.com))
 	h, n := r.supportPolygon(&r.R, r.p, both)
 	dist, _, _ := outside(&h, n, [2]float64{com[0], com[1]})
 	if dist < -getUpMargin {
@@ -712,8 +716,8 @@ func (r *robot) stepRise(dt float64) {
 	r.riseT += dt
 	t := math.Min(1, r.riseT/riseTime)
 	r.standPose()
-	R := slerp(&r.riseFromR, &r.R, t)
-	p := r.riseFromP.lerp(r.p, t)
+	R := geom.Slerp(r.riseFromR, r.R, t)
+	p := r.riseFromP.Lerp(r.p, t)
 	if t >= 1 {
 		r.state = bodyStanding
 		r.comValid = false
@@ -728,20 +732,20 @@ func (r *robot) stepRise(dt float64) {
 // from the pose history.
 func (r *robot) imu(dt float64) {
 	if r.hist == 0 {
-		r.gyr = vec3{}
-		r.acc = r.R.applyT(vec3{0, 0, gravity})
-		r.prevR, r.prevP, r.prevV, r.hist = r.R, r.p, vec3{}, 1
+		r.gyr = geom.Vec3{}
+		r.acc = r.R.ApplyT(geom.Vec3{0, 0, gravity})
+		r.prevR, r.prevP, r.prevV, r.hist = r.R, r.p, geom.Vec3{}, 1
 		return
 	}
-	rt := r.prevR.transpose()
-	d := rt.mul(&r.R)
-	r.gyr = d.rotVec().scale(deg / dt)
-	v := r.p.sub(r.prevP).scale(1 / dt)
-	var a vec3
+	rt := r.prevR.T()
+	d := rt.Mul(r.R)
+	r.gyr = d.RotVec().Scale(deg / dt)
+	v := r.p.Sub(r.prevP).Scale(1 / dt)
+	var a geom.Vec3
 	if r.hist >= 2 {
-		a = v.sub(r.prevV).scale(1 / dt)
+		a = v.Sub(r.prevV).Scale(1 / dt)
 	}
-	r.acc = r.R.applyT(a.add(vec3{0, 0, gravity}))
+	r.acc = r.R.ApplyT(a.Add(geom.Vec3{0, 0, gravity}))
 	r.prevR, r.prevP, r.prevV = r.R, r.p, v
 	if r.hist < 2 {
 		r.hist++
@@ -749,12 +753,12 @@ func (r *robot) imu(dt float64) {
 }
 
 // camPose returns the camera's world position and orientation.
-func (r *robot) camPose() (vec3, mat3) {
-	return r.p.add(r.R.apply(r.kin.cam)), r.R.mul(&r.kin.head)
+func (r *robot) camPose() (geom.Vec3, geom.Mat3) {
+	return r.p.Add(r.R.Apply(r.kin.cam)), r.R.Mul(r.kin.head)
 }
 
 // world returns the world position of a point given in the torso frame.
-func (r *robot) world(v vec3) vec3 { return r.p.add(r.R.apply(v)) }
+func (r *robot) world(v geom.Vec3) geom.Vec3 { return r.p.Add(r.R.Apply(v)) }
 
 // heading is the torso's heading (rad).
 func (r *robot) heading() float64 { return yawOf(&r.R) }

@@ -3,6 +3,8 @@ package simserver
 import (
 	"math"
 	"strconv"
+
+	"github.com/robotd/robotd/hal/geom"
 )
 
 // The fork's RestrictedVisionPerceptor on the NAO's head (naoneckhead.rsg):
@@ -27,14 +29,14 @@ var partNames = [5]string{"head", "rlowerarm", "llowerarm", "rfoot", "lfoot"}
 
 // camera is a camera pose for one See block.
 type camera struct {
-	p vec3
-	r mat3
+	p geom.Vec3
+	r geom.Mat3
 }
 
 // polar returns (dist, theta, phi) of rel (world frame, from the camera)
 // and whether it is inside the view cone.
-func (c *camera) polar(rel vec3) (th, ph float64, ok bool) {
-	l := c.r.applyT(rel)
+func (c *camera) polar(rel geom.Vec3) (th, ph float64, ok bool) {
+	l := c.r.ApplyT(rel)
 	// Cheap cone tests first: |θ| ≤ 60° means ahead and |x| ≤ √3·y;
 	// |φ| ≤ 60° means |z| ≤ √3·√(x²+y²).
 	h2 := l[0]*l[0] + l[1]*l[1]
@@ -52,12 +54,12 @@ func (c *camera) polar(rel vec3) (th, ph float64, ok bool) {
 func (w *World) noisy() bool { return !w.cfg.NoVisionNoise }
 
 // appendObject appends "(name (pol d h v))" for an object at pos if visible.
-func (w *World) appendObject(dst []byte, c *camera, a *Agent, name string, pos vec3) ([]byte, bool) {
-	rel := pos.sub(c.p)
-	d := rel.norm()
+func (w *World) appendObject(dst []byte, c *camera, a *Agent, name string, pos geom.Vec3) ([]byte, bool) {
+	rel := pos.Sub(c.p)
+	d := rel.Norm()
 	if w.noisy() {
-		rel = rel.add(a.calib)
-		if rel.dot(rel) <= minSeeDist*minSeeDist {
+		rel = rel.Add(a.calib)
+		if rel.Dot(rel) <= minSeeDist*minSeeDist {
 			return dst, false
 		}
 	} else if d <= minSeeDist {
@@ -75,7 +77,7 @@ func (w *World) appendObject(dst []byte, c *camera, a *Agent, name string, pos v
 	dst = append(dst, " ("...)
 	dst = append(dst, name...)
 	dst = append(dst, " (pol "...)
-	dst = appendVec(dst, vec3{d, th, ph})
+	dst = appendVec(dst, geom.Vec3{d, th, ph})
 	return append(dst, "))"...), true
 }
 
@@ -111,12 +113,12 @@ func (w *World) appendSee(dst []byte, a *Agent) []byte {
 	dst = append(dst, ')')
 	for i := range features {
 		f := &features[i]
-		rel := f.pos.sub(c.p)
+		rel := f.pos.Sub(c.p)
 		th, ph, ok := c.polar(rel)
 		if !ok {
 			continue
 		}
-		d := rel.norm()
+		d := rel.Norm()
 		o := normDeg(math.Atan2(-rel[1], -rel[0])*deg - f.orient)
 		if w.noisy() {
 			d += w.rng.NormFloat64() * sigmaDistPct * d / 100
@@ -127,7 +129,7 @@ func (w *World) appendSee(dst []byte, a *Agent) []byte {
 		dst = append(dst, " ("...)
 		dst = append(dst, featureNames[f.kind]...)
 		dst = append(dst, " (ffs "...)
-		dst = appendVec(dst, vec3{d, th, ph})
+		dst = appendVec(dst, geom.Vec3{d, th, ph})
 		dst = append(dst, ' ')
 		dst = appendF2(dst, o)
 		dst = append(dst, "))"...)
@@ -161,9 +163,9 @@ func appendInt(dst []byte, v int) []byte { return strconv.AppendInt(dst, int64(v
 
 // seenParts returns the world positions of the body parts others see,
 // computed once per cycle.
-func (r *robot) seenParts(cycle int64) *[5]vec3 {
+func (r *robot) seenParts(cycle int64) *[5]geom.Vec3 {
 	if r.partsCycle != cycle+1 {
-		r.parts = [5]vec3{
+		r.parts = [5]geom.Vec3{
 			r.world(r.kin.cam),
 			r.world(r.kin.lowerArm[0]),
 			r.world(r.kin.lowerArm[1]),

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
@@ -56,9 +57,9 @@ type Agent struct {
 	r        *robot
 	team     int // teamNone, teamLeft, teamRight
 	unum     int
-	sent     int  // perceptor messages produced
-	gsFull   bool // the next GS carries unum and team
-	calib    vec3 // the vision perceptor's calibration error
+	sent     int       // perceptor messages produced
+	gsFull   bool      // the next GS carries unum and team
+	calib    geom.Vec3 // the vision perceptor's calibration error
 	in       actions
 	ready    actions
 	wake     bool // a non-zero joint command was realised this step
@@ -133,7 +134,7 @@ func NewWorld(cfg Config) (*World, error) {
 		agents: make([]*Agent, 0, 16),
 		sayers: make([]*Agent, 0, 16),
 	}
-	w.ball.p = vec3{cfg.BallStart[0], cfg.BallStart[1], BallRadius}
+	w.ball.p = geom.Vec3{cfg.BallStart[0], cfg.BallStart[1], BallRadius}
 	w.game.init()
 	if cfg.Physics == PhysicsODE {
 		p, err := newPhysics(cfg.PhysicsThreads)
@@ -173,9 +174,9 @@ func (w *World) PlayMode() string { return playModes[w.game.mode] }
 func (w *World) AddAgent() *Agent {
 	a := &Agent{id: w.nextID, r: newRobot(), pid: -1}
 	w.nextID++
-	a.r.float(vec3{0, -1, 1.65}, math.Pi/2)
+	a.r.float(geom.Vec3{0, -1, 1.65}, math.Pi/2)
 	const e = 0.005
-	a.calib = vec3{(2*w.rng.Float64() - 1) * e, (2*w.rng.Float64() - 1) * e, (2*w.rng.Float64() - 1) * e}
+	a.calib = geom.Vec3{(2*w.rng.Float64() - 1) * e, (2*w.rng.Float64() - 1) * e, (2*w.rng.Float64() - 1) * e}
 	w.agents = append(w.agents, a)
 	return a
 }

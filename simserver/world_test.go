@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
@@ -87,12 +88,12 @@ func TestJointModel(t *testing.T) {
 // and stops after about 2.6 s.
 func TestBallRollsLikeTheFork(t *testing.T) {
 	s := newSim(t, nil)
-	v := vec3{2, 0, 0}
-	s.w.ball.set(vec3{-1, 0, 0.05}, &v)
+	v := geom.Vec3{2, 0, 0}
+	s.w.ball.set(geom.Vec3{-1, 0, 0.05}, &v)
 	stop := 0.0
 	for k := 1; k <= 500; k++ {
 		s.step(1)
-		if stop == 0 && s.w.ball.v.norm() == 0 {
+		if stop == 0 && s.w.ball.v.Norm() == 0 {
 			stop = float64(k) * s.w.dt
 		}
 	}
@@ -156,16 +157,16 @@ func TestVisionGeometry(t *testing.T) {
 		s.step(1)
 	}
 	p := s.perception(0)
-	cam := vec3{p.See.MyPos[0], p.See.MyPos[1], p.See.MyPos[2]}
-	polar := func(pos vec3) simspark.Polar {
-		d := pos.sub(cam)
-		return simspark.Polar{d.norm(), math.Atan2(d[1], d[0]) * deg, math.Atan2(d[2], math.Hypot(d[0], d[1])) * deg}
+	cam := geom.Vec3{p.See.MyPos[0], p.See.MyPos[1], p.See.MyPos[2]}
+	polar := func(pos geom.Vec3) simspark.Polar {
+		d := pos.Sub(cam)
+		return simspark.Polar{d.Norm(), math.Atan2(d[1], d[0]) * deg, math.Atan2(d[2], math.Hypot(d[0], d[1])) * deg}
 	}
 	for _, c := range []struct {
 		name string
-		pos  vec3
+		pos  geom.Vec3
 	}{
-		{"G1R", vec3{4.5, 0.8, 0.8}}, {"G2R", vec3{4.5, -0.8, 0.8}}, {"B", vec3{0, 0, 0.05}},
+		{"G1R", geom.Vec3{4.5, 0.8, 0.8}}, {"G2R", geom.Vec3{4.5, -0.8, 0.8}}, {"B", geom.Vec3{0, 0, 0.05}},
 	} {
 		got, ok := seeObject(p, c.name)
 		want := polar(c.pos)
@@ -184,7 +185,7 @@ func TestVisionGeometry(t *testing.T) {
 		t.Errorf("sees the own goal behind it")
 	}
 	// The penalty-area corner (3.9, 1.1) with orientation -45.
-	want := polar(vec3{3.9, 1.1, 0})
+	want := polar(geom.Vec3{3.9, 1.1, 0})
 	wantO := normDeg(math.Atan2(-(1.1-cam[1]), -(3.9-cam[0]))*deg + 45)
 	found := false
 	for _, f := range p.See.Features {
@@ -204,7 +205,7 @@ func TestVisionGeometry(t *testing.T) {
 		seen bool
 	}{{58, true}, {62, false}, {-58, true}, {-62, false}} {
 		a := c.deg * rad
-		s.w.ball.set(vec3{cam[0] + 2*math.Cos(a), cam[1] + 2*math.Sin(a), 0.05}, nil)
+		s.w.ball.set(geom.Vec3{cam[0] + 2*math.Cos(a), cam[1] + 2*math.Sin(a), 0.05}, nil)
 		s.step(3)
 		_, ok := seeObject(s.perception(0), "B")
 		if ok != c.seen {
@@ -261,7 +262,7 @@ func TestTeamsMirrored(t *testing.T) {
 	s := newSim(t, nil)
 	s.add("T", 1, -2, 0, 0)
 	s.add("O", 1, -1, 0.6, 0)
-	s.w.ball.set(vec3{1.5, 0.5, 0.05}, nil)
+	s.w.ball.set(geom.Vec3{1.5, 0.5, 0.05}, nil)
 	s.step(40)
 	if s.agents[0].Team() != "Left" || s.agents[1].Team() != "Right" {
 		t.Fatalf("sides %s, %s; want Left, Right", s.agents[0].Team(), s.agents[1].Team())
@@ -465,7 +466,7 @@ func TestKickMovesTheBall(t *testing.T) {
 	// The ball just ahead of the right foot.
 	r := s.agents[0].r
 	foot := r.world(r.kin.sole[0])
-	s.w.ball.set(vec3{foot[0] + soleHalfL + 0.08, foot[1], BallRadius}, nil)
+	s.w.ball.set(geom.Vec3{foot[0] + soleHalfL + 0.08, foot[1], BallRadius}, nil)
 	s.step(5)
 	x0 := s.w.ball.p[0]
 	s.maxV = MaxJointSpeed // a fast swing

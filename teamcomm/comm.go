@@ -2,7 +2,6 @@ package teamcomm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -219,22 +218,13 @@ func (c *Comm) Receive(_ time.Duration, fn func(d []byte)) {
 
 // Run receives datagrams until ctx is done or the endpoint is closed.
 func (c *Comm) Run(ctx context.Context) error {
-	stop := context.AfterFunc(ctx, func() { c.conn.SetReadDeadline(time.Unix(1, 0)) })
-	defer stop()
-	buf := make([]byte, 2048)
-	for {
-		n, from, err := c.conn.ReadFromUDPAddrPort(buf)
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			return fmt.Errorf("teamcomm: receiving: %w", err)
-		}
+	return udpshare.Receive(ctx, c.conn, make([]byte, 2048), "teamcomm", func(d []byte, from netip.AddrPort) {
+		n := len(d)
 		if n > MaxDatagram {
 			c.oversize.Add(1)
-			continue
+			return
 		}
-		if why := c.spoof(from.Addr(), buf[:n]); why != "" {
+		if why := c.spoof(from.Addr(), d); why != "" {
 			c.spoofed.Add(1)
 			if now := time.Now(); !now.Before(c.spoofLogAt) {
 				c.log.Warn("dropping a team datagram", "from", from, "why", why, "suppressed", c.spoofQuiet)
@@ -242,7 +232,7 @@ func (c *Comm) Run(ctx context.Context) error {
 			} else {
 				c.spoofQuiet++
 			}
-			continue
+			return
 		}
 		c.received.Add(1)
 		c.rmu.Lock()
@@ -252,11 +242,11 @@ func (c *Comm) Run(ctx context.Context) error {
 			c.overflow.Add(1)
 		}
 		i := (c.head + c.n) % len(c.queue)
-		copy(c.queue[i][:], buf[:n])
+		copy(c.queue[i][:], d)
 		c.lens[i] = n
 		c.n++
 		c.rmu.Unlock()
-	}
+	})
 }
 
 // spoof says why a datagram from ip is not from a teammate ("" if it may

@@ -303,14 +303,7 @@ func (b *Backend) deliver(ctx context.Context, gen uint64, msg []byte) bool {
 	}
 }
 
-func (b *Backend) emit(ctx context.Context, ev event) bool {
-	select {
-	case b.events <- ev:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
+func (b *Backend) emit(ctx context.Context, ev event) bool { return reconnect.Send(ctx, b.events, ev) }
 
 // Next implements hal.Clock. While LoLA runs it returns when the next
 // sensor map has arrived (Connected true, Time the map's arrival since
@@ -319,10 +312,7 @@ func (b *Backend) emit(ctx context.Context, ev event) bool {
 // false; sensor values keep their last state). A LoLA silent for
 // DeadTimeout is given up and dialled again. Time never runs backwards.
 func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
-	if b.closed {
-		return hal.Tick{}, ErrClosed
-	}
-	if err := ctx.Err(); err != nil {
+	if err := reconnect.Ready(ctx, b.closed, ErrClosed); err != nil {
 		return hal.Tick{}, err
 	}
 	b.start()
@@ -654,14 +644,8 @@ func stiffnessOff(j *hal.JointSensors) bool {
 // Close implements hal.Device: it ends the connection goroutine and closes
 // the connection. It does not imply SafeState.
 func (b *Backend) Close() error {
-	if b.closed {
+	if !reconnect.Stop(&b.closed, b.started, b.timer, b.cancel, b.done) {
 		return nil
-	}
-	b.closed = true
-	b.timer.Stop()
-	b.cancel()
-	if b.started {
-		<-b.done
 	}
 	b.cams.Wait()
 	if b.conn != nil {

@@ -441,14 +441,7 @@ func (b *Backend) deliver(ctx context.Context, gen uint64, p []byte) bool {
 	}
 }
 
-func (b *Backend) emit(ctx context.Context, ev event) bool {
-	select {
-	case b.events <- ev:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
+func (b *Backend) emit(ctx context.Context, ev event) bool { return reconnect.Send(ctx, b.events, ev) }
 
 // Next implements hal.Clock. While the base answers it returns when the
 // reply to the last sensor requests has arrived and the period has passed
@@ -456,10 +449,7 @@ func (b *Backend) emit(ctx context.Context, ev event) bool {
 // than ReadTimeout, it returns a tick every period (Connected false; the
 // sensor values keep their last state). Time never runs backwards.
 func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
-	if b.closed {
-		return hal.Tick{}, ErrClosed
-	}
-	if err := ctx.Err(); err != nil {
+	if err := reconnect.Ready(ctx, b.closed, ErrClosed); err != nil {
 		return hal.Tick{}, err
 	}
 	b.start()
@@ -898,14 +888,8 @@ func (b *Backend) SafeState(ctx context.Context) error {
 // Close implements hal.Device: it ends the port goroutine, closes the
 // port and the GPIO lines it opened. It does not imply SafeState.
 func (b *Backend) Close() error {
-	if b.closed {
+	if !reconnect.Stop(&b.closed, b.started, b.timer, b.cancel, b.done) {
 		return nil
-	}
-	b.closed = true
-	b.timer.Stop()
-	b.cancel()
-	if b.started {
-		<-b.done
 	}
 	b.cams.Wait()
 	var err error

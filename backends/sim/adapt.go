@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
@@ -163,7 +164,7 @@ func (a *Adapter) updateCamera(p *simspark.Perception) {
 			h = p.See.MyPos[2]
 		}
 	}
-	a.cam = cameraPose{Pos: vec3{0, 0, h}, Rot: tilt(roll, pitch)}
+	a.cam = cameraPose{Pos: geom.Vec3{0, 0, h}, Rot: tilt(roll, pitch)}
 	a.fromFK = false
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/body"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
@@ -253,7 +254,7 @@ func (c *Controller) InFlight(j simspark.JointID) float64 { return c.inForce[j] 
 type AngleFilter struct {
 	// Tau is the accelerometer's correction time constant in seconds.
 	Tau  float64
-	up   vec3
+	up   geom.Vec3
 	init bool
 }
 
@@ -271,7 +272,7 @@ func (f *AngleFilter) Update(imu hal.IMU, dt float64) hal.BodyAngles {
 	return f.Angles()
 }
 
-func finite3(v vec3) bool {
+func finite3(v geom.Vec3) bool {
 	for _, x := range v {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return false
@@ -281,28 +282,28 @@ func finite3(v vec3) bool {
 }
 
 func (f *AngleFilter) update(imu hal.IMU, dt float64) {
-	a := vec3{imu.Accel.X, imu.Accel.Y, imu.Accel.Z}
+	a := imu.Accel.Geom()
 	n := math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2])
 	accOK := math.Abs(n-float64(hal.Gravity)) < 0.3*float64(hal.Gravity)
 	switch {
 	case !f.init && !accOK:
 		return
 	case !f.init:
-		f.up, f.init = a.scale(1/n), true
+		f.up, f.init = a.Scale(1/n), true
 	default:
-		w := vec3{imu.Gyro.X, imu.Gyro.Y, imu.Gyro.Z}
+		w := imu.Gyro.Geom()
 		if wn := math.Sqrt(w[0]*w[0] + w[1]*w[1] + w[2]*w[2]); wn > 0 {
 			// The body turns by w·dt, so a world-fixed vector turns by
 			// -w·dt in body coordinates.
-			r := rot(w.scale(1/wn), -wn*dt)
-			f.up = r.mul(f.up)
+			r := geom.RotAxis(w.Scale(1/wn), -wn*dt)
+			f.up = r.Apply(f.up)
 		}
 		if accOK {
 			k := dt / (f.Tau + dt)
-			f.up = f.up.scale(1 - k).add(a.scale(k / n))
+			f.up = f.up.Scale(1 - k).Add(a.Scale(k / n))
 		}
 		if l := math.Sqrt(f.up[0]*f.up[0] + f.up[1]*f.up[1] + f.up[2]*f.up[2]); l > 0 {
-			f.up = f.up.scale(1 / l)
+			f.up = f.up.Scale(1 / l)
 		}
 	}
 }
@@ -322,4 +323,4 @@ func (f *AngleFilter) Angles() hal.BodyAngles {
 }
 
 // Reset restarts the filter from the next plausible accelerometer reading.
-func (f *AngleFilter) Reset() { f.up, f.init = vec3{}, false }
+func (f *AngleFilter) Reset() { f.up, f.init = geom.Vec3{}, false }

@@ -295,14 +295,7 @@ func (b *Backend) serve(ctx context.Context, conn net.Conn, gen uint64) (int, er
 	}
 }
 
-func (b *Backend) emit(ctx context.Context, ev event) bool {
-	select {
-	case b.events <- ev:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
+func (b *Backend) emit(ctx context.Context, ev event) bool { return reconnect.Send(ctx, b.events, ev) }
 
 // Next implements hal.Clock. While the server runs it returns when the next
 // perceptor message has arrived (Connected true, Time the sim time). While
@@ -312,10 +305,7 @@ func (b *Backend) emit(ctx context.Context, ev event) bool {
 // for DeadTimeout is given up and dialled again. Time never runs
 // backwards, also across reconnects.
 func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
-	if b.closed {
-		return hal.Tick{}, ErrClosed
-	}
-	if err := ctx.Err(); err != nil {
+	if err := reconnect.Ready(ctx, b.closed, ErrClosed); err != nil {
 		return hal.Tick{}, err
 	}
 	b.start()
@@ -597,14 +587,8 @@ func (b *Backend) send(syn bool) error {
 // Close implements hal.Device: it ends the connection goroutine and closes
 // the connection. It does not imply SafeState.
 func (b *Backend) Close() error {
-	if b.closed {
+	if !reconnect.Stop(&b.closed, b.started, b.timer, b.cancel, b.done) {
 		return nil
-	}
-	b.closed = true
-	b.timer.Stop()
-	b.cancel()
-	if b.started {
-		<-b.done
 	}
 	b.conn = nil
 	return nil

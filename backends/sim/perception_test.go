@@ -8,6 +8,7 @@ import (
 
 	"github.com/robotd/robotd/field"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/internal/traces"
 	"github.com/robotd/robotd/proto/simspark"
 )
@@ -222,9 +223,9 @@ func see(t *testing.T, headDeg float64, items string) *simspark.Perception {
 // frame, metres) seen by a standing robot with head yaw headDeg.
 func pol(x, y, z, headDeg float64) string {
 	cam := camera(&[simspark.NumJoints]float64{simspark.HJ1: headDeg * deg}, 0, 0)
-	w := vec3{x, y, z}.sub(cam.Pos)
+	w := geom.Vec3{x, y, z}.Sub(cam.Pos)
 	r := cam.Rot
-	l := vec3{r[0][0]*w[0] + r[1][0]*w[1] + r[2][0]*w[2], r[0][1]*w[0] + r[1][1]*w[1] + r[2][1]*w[2], r[0][2]*w[0] + r[1][2]*w[1] + r[2][2]*w[2]}
+	l := r.ApplyT(w)
 	d := math.Sqrt(l[0]*l[0] + l[1]*l[1] + l[2]*l[2])
 	return "(pol " + ftoa(d) + " " + ftoa(math.Atan2(l[1], l[0])/deg) + " " + ftoa(math.Atan2(l[2], math.Hypot(l[0], l[1]))/deg) + ")"
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/robotd/robotd/field"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/proto/simspark"
 )
 
@@ -70,7 +71,7 @@ func (va *visionAdapter) ground(cam *cameraPose, pol simspark.Polar, z float64) 
 		h += va.rng.NormFloat64() * va.cfg.NoiseAngleDeg * deg
 		v += va.rng.NormFloat64() * va.cfg.NoiseAngleDeg * deg
 	}
-	dir := cam.Rot.mul(vec3{math.Cos(v) * math.Cos(h), math.Cos(v) * math.Sin(h), math.Sin(v)})
+	dir := cam.Rot.Apply(geom.Vec3{math.Cos(v) * math.Cos(h), math.Cos(v) * math.Sin(h), math.Sin(v)})
 	horiz := math.Hypot(dir[0], dir[1])
 	g := d * horiz // without a known height: the measured direction
 	if dh := cam.Pos[2] - z; !math.IsNaN(z) && d > math.Abs(dh) {

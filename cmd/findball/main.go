@@ -151,7 +151,7 @@ func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
 	f.cfgPath = fs.String("config", "", "a campaign configuration file (JSON, as -print-config writes), over the defaults")
 	f.printCfg = fs.Bool("print-config", false, "print the campaign configuration (defaults, file and flags) and exit")
 	fs.Var(&f.strategies, "strategy", "a strategy, `name[:key=value;...]` (repeatable; replaces the default 2016 and 2017); without settings the name is behaviour.search.strategy")
-	fs.Var(&f.sets, "set", "change every robot's configuration, `key=value` with robotd's dotted keys (repeatable, added to the campaign's)")
+	fs.Var(&f.sets, "set", "change every robot's configuration, `key=value` with robotd's dotted keys (repeatable, over the campaign's robot section)")
 	f.posSet = fs.String("positions", "", "a named set of ball positions and robot starts: thesis (tables 5.2 and 5.1, the default) or spread (robotd's ten, over the whole field)")
 	f.loss = fs.Float64("loss", 0, "team-message loss, the probability that a message is lost per receiver (default 0)")
 	f.playOn = fs.Bool("play-on", false, "run every trial to the limit, the robots playing on after the find (the role scenario)")
@@ -179,17 +179,21 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 	}
 	set := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	for _, kv := range f.sets {
+		if err := config.Set(&cfg.Robot, kv, experiment.DefaultRobotConfig); err != nil {
+			return cfg, fmt.Errorf("-set %s: %w", kv, err)
+		}
+	}
 	if len(f.strategies) > 0 {
 		cfg.Strategies = nil
 		for _, s := range f.strategies {
-			st, err := experiment.ParseStrategy(s)
+			st, err := cfg.ParseStrategy(s)
 			if err != nil {
 				return cfg, err
 			}
 			cfg.Strategies = append(cfg.Strategies, st)
 		}
 	}
-	cfg.Set = append(cfg.Set, f.sets...)
 	if set["positions"] {
 		ps, err := experiment.LookupPositions(*f.posSet)
 		if err != nil {
@@ -417,7 +421,11 @@ func reportWith(ctx context.Context, st *experiment.Store, with []string, out st
 		if physics == "" {
 			physics = "kinematic"
 		}
-		notes = append(notes, fmt.Sprintf("%s: strategies %v, team-message loss %g, play on %v, robot settings %v, physics %s", path, names(c.Strategies), c.Network.Loss, c.PlayOn, c.Set, physics))
+		robot, _, err := c.Robot.Hash()
+		if err != nil {
+			robot = err.Error()
+		}
+		notes = append(notes, fmt.Sprintf("%s: strategies %v, team-message loss %g, play on %v, robot configuration %s, physics %s", path, names(c.Strategies), c.Network.Loss, c.PlayOn, robot, physics))
 	}
 	note(st.Path(), &cfg)
 	for _, path := range with {

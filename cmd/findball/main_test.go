@@ -47,14 +47,14 @@ func TestPrintConfig(t *testing.T) {
 				if c.Trials != 3 || c.Limit.D().Seconds() != 60 || c.ReliableDistance != 3 || c.FoundDistance != 0.25 || c.Seed != 9 {
 					t.Errorf("flags: %+v", c)
 				}
-				if len(c.Strategies) != 2 || c.Strategies[1].Name != "wide" || len(c.Strategies[1].Set) != 2 {
+				if len(c.Strategies) != 2 || c.Strategies[1].Name != "wide" || compact(c.Strategies[1].Robot) != `{"behaviour":{"search":{"strategy":"2017"}},"sim":{"vision":{"fov_deg":90}}}` {
 					t.Errorf("strategies: %+v", c.Strategies)
 				}
 				if len(c.Balls) != 2 || c.Balls[0] != (experiment.Point{X: 1, Y: 0.5}) {
 					t.Errorf("balls: %+v", c.Balls)
 				}
-				if c.Set[len(c.Set)-1] != "behaviour.walk.speed=0.2" {
-					t.Errorf("set: %v", c.Set)
+				if c.Robot.Behaviour.Walk.Speed != 0.2 || c.Robot.Behaviour.Roles.Period.D().Seconds() != 3.5 {
+					t.Errorf("robot: walk speed %v, roles period %v", c.Robot.Behaviour.Walk.Speed, c.Robot.Behaviour.Roles.Period.D())
 				}
 			}},
 		{name: "the spread set at 10% loss, played on", args: []string{"-positions", "spread", "-loss", "0.1", "-play-on", "-strategy", "sweep", "-robots", "2"},
@@ -288,4 +288,12 @@ func TestDatabaseClash(t *testing.T) {
 	if err := run(ctx, []string{"-db", db, "-print-config"}, &bytes.Buffer{}, &bytes.Buffer{}, env(nil)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func compact(raw []byte) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return err.Error()
+	}
+	return b.String()
 }

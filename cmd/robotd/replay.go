@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -264,93 +263,5 @@ func replayConfig(recorded json.RawMessage, path string, sets []string) (*Config
 	return &cfg, nil
 }
 
-// setValue sets one setting, named by its JSON path (section.key, array
-// elements by index: motion.stand_pose.3), to value: JSON if it parses as
-// JSON, else a string. The setting must exist and take the value's type.
-func setValue(cfg *Config, kv string) error {
-	key, value, _ := strings.Cut(kv, "=")
-	raw, err := json.Marshal(cfg)
-	if err != nil {
-		return err
-	}
-	var tree any
-	if err := decodeNumbers(raw, &tree); err != nil {
-		return err
-	}
-	path := strings.Split(key, ".")
-	node := tree
-	for i, p := range path {
-		last := i == len(path)-1
-		switch n := node.(type) {
-		case map[string]any:
-			next, ok := n[p]
-			if !ok {
-				return fmt.Errorf("no setting %q", strings.Join(path[:i+1], "."))
-			}
-			if last {
-				n[p] = parseValueLike(next, value)
-			}
-			node = next
-		case []any:
-			j, err := strconv.Atoi(p)
-			if err != nil || j < 0 || j >= len(n) {
-				return fmt.Errorf("%q: want an index 0..%d", strings.Join(path[:i+1], "."), len(n)-1)
-			}
-			if last {
-				n[j] = parseValueLike(n[j], value)
-			}
-			node = n[j]
-		default:
-			return fmt.Errorf("%q is a value, not a section", strings.Join(path[:i], "."))
-		}
-	}
-	raw, err = json.Marshal(tree)
-	if err != nil {
-		return err
-	}
-	next := DefaultConfig()
-	if err := config.Decode(bytes.NewReader(raw), &next); err != nil {
-		return err
-	}
-	*cfg = next
-	return nil
-}
-
-// parseValueLike reads a -set value for a setting whose current value is
-// cur: for a string setting (a name, a duration, an enum such as "2016")
-// the value as written, unless it is a quoted JSON string; otherwise
-// parseValue.
-func parseValueLike(cur any, s string) any {
-	if _, ok := cur.(string); ok {
-		var q string
-		if strings.HasPrefix(s, `"`) && json.Unmarshal([]byte(s), &q) == nil {
-			return q
-		}
-		return s
-	}
-	return parseValue(s)
-}
-
-// parseValue reads a -set value: JSON, else a string.
-func parseValue(s string) any {
-	var v any
-	if err := decodeNumbers([]byte(s), &v); err == nil {
-		return v
-	}
-	return s
-}
-
-// decodeNumbers decodes JSON keeping numbers as written, so that a setting
-// survives the round trip bit for bit.
-func decodeNumbers(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	// More is false before a stray '}' or ']': read a token to be sure.
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("trailing data")
-	}
-	return nil
-}
+// setValue sets one setting, "key=value" (config.Set over the defaults).
+func setValue(cfg *Config, kv string) error { return config.Set(cfg, kv, DefaultConfig) }

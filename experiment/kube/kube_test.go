@@ -1,11 +1,11 @@
 package kube
 
 import (
-	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/experiment"
 )
 
@@ -42,8 +42,8 @@ func TestManifest(t *testing.T) {
 		}
 		block = append(block, l[4:])
 	}
-	var got experiment.Config
-	if err := json.Unmarshal([]byte(strings.Join(block, "\n")), &got); err != nil {
+	got := experiment.DefaultConfig() // as findball reads it
+	if err := config.Decode(strings.NewReader(strings.Join(block, "\n")), &got); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, cfg) {

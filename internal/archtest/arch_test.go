@@ -5,6 +5,7 @@ package archtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -187,14 +188,56 @@ func goFiles(t *testing.T, dir string) []string {
 	return files
 }
 
+// forbiddenInModules are the wall-clock and unseeded random functions no
+// module may call.
+var forbiddenInModules = map[string]map[string]bool{
+	"time":         {"Now": true, "Since": true, "Until": true, "Sleep": true, "After": true, "Tick": true, "NewTimer": true, "NewTicker": true},
+	"math/rand":    {"Float64": true, "Intn": true, "Int": true, "Int63": true, "NormFloat64": true, "Perm": true, "Shuffle": true, "Seed": true},
+	"math/rand/v2": {"Float64": true, "IntN": true, "Int": true, "N": true, "NormFloat64": true, "Perm": true, "Shuffle": true},
+}
+
+// clockViolations lists where the Go file src (named path) calls wall-clock
+// time or unseeded global randomness.
+func clockViolations(path string, src []byte) ([]string, error) {
+	fset := token.NewFileSet()
+	af, err := parser.ParseFile(fset, path, src, 0)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]string{} // local name -> import path
+	for _, im := range af.Imports {
+		p, _ := strconv.Unquote(im.Path.Value)
+		name := filepath.Base(p)
+		if p == "math/rand/v2" {
+			name = "rand"
+		}
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		names[name] = p
+	}
+	var out []string
+	ast.Inspect(af, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		id, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if fns := forbiddenInModules[names[id.Name]]; fns[sel.Sel.Name] {
+			out = append(out, fmt.Sprintf("%s: %s.%s: modules take time from the tick and randomness from a seeded source",
+				fset.Position(sel.Pos()), names[id.Name], sel.Sel.Name))
+		}
+		return true
+	})
+	return out, nil
+}
+
 // TestModulesTakeTimeFromTheTick forbids wall-clock time and unseeded global
 // randomness in non-test files under modules/.
 func TestModulesTakeTimeFromTheTick(t *testing.T) {
-	forbidden := map[string]map[string]bool{
-		"time":         {"Now": true, "Since": true, "Until": true, "Sleep": true, "After": true, "Tick": true, "NewTimer": true, "NewTicker": true},
-		"math/rand":    {"Float64": true, "Intn": true, "Int": true, "Int63": true, "NormFloat64": true, "Perm": true, "Shuffle": true, "Seed": true},
-		"math/rand/v2": {"Float64": true, "IntN": true, "Int": true, "N": true, "NormFloat64": true, "Perm": true, "Shuffle": true},
-	}
 	files := goFiles(t, "modules")
 	if len(files) == 0 {
 		t.Fatal("no files under modules/")
@@ -203,38 +246,73 @@ func TestModulesTakeTimeFromTheTick(t *testing.T) {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
 		}
-		fset := token.NewFileSet()
-		af, err := parser.ParseFile(fset, f, nil, 0)
+		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		names := map[string]string{} // local name -> import path
-		for _, im := range af.Imports {
-			path, _ := strconv.Unquote(im.Path.Value)
-			name := filepath.Base(path)
-			if path == "math/rand/v2" {
-				name = "rand"
-			}
-			if im.Name != nil {
-				name = im.Name.Name
-			}
-			names[name] = path
+		v, err := clockViolations(f, src)
+		if err != nil {
+			t.Fatal(err)
 		}
-		ast.Inspect(af, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			id, ok := sel.X.(*ast.Ident)
-			if !ok {
-				return true
-			}
-			if fns := forbidden[names[id.Name]]; fns[sel.Sel.Name] {
-				t.Errorf("%s: %s.%s: modules take time from the tick and randomness from a seeded source",
-					fset.Position(sel.Pos()), names[id.Name], sel.Sel.Name)
-			}
+		for _, s := range v {
+			t.Error(s)
+		}
+	}
+}
+
+// TestClockRuleCatchesAViolation: the time rule rejects a module's wall
+// clock and global randomness, renamed imports included, and lets tick
+// time and a seeded source through.
+func TestClockRuleCatchesAViolation(t *testing.T) {
+	for _, tc := range []struct {
+		src string
+		bad bool
+	}{
+		{"package m\nimport \"time\"\nvar t = time.Now()", true},
+		{"package m\nimport wall \"time\"\nfunc f() { wall.Sleep(1) }", true},
+		{"package m\nimport \"math/rand/v2\"\nvar x = rand.Float64()", true},
+		{"package m\nimport \"time\"\nvar d = 3 * time.Second", false},
+		{"package m\nimport \"math/rand/v2\"\nvar r = rand.New(rand.NewPCG(1, 2))\nvar x = r.Float64()", false},
+	} {
+		v, err := clockViolations("m.go", []byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (len(v) > 0) != tc.bad {
+			t.Errorf("%q: violations %q, want some: %v", tc.src, v, tc.bad)
+		}
+	}
+}
+
+// simTagged reports whether the Go file src has a build constraint naming
+// the sim tag (before its package clause).
+func simTagged(src []byte) bool {
+	for _, l := range strings.Split(string(src), "\n") {
+		if strings.HasPrefix(l, "package ") {
+			return false
+		}
+		if strings.HasPrefix(l, "//go:build") && strings.Contains(l, "sim") {
 			return true
-		})
+		}
+	}
+	return false
+}
+
+// TestBuildTagRuleCatchesAViolation: a file tagged sim (or !sim) is
+// found; other constraints and text after the package clause are not.
+func TestBuildTagRuleCatchesAViolation(t *testing.T) {
+	for _, tc := range []struct {
+		src    string
+		tagged bool
+	}{
+		{"//go:build sim\n\npackage sim", true},
+		{"// Package x.\n//go:build !sim\npackage x", true},
+		{"//go:build linux\n\npackage x", false},
+		{"package x\n\n//go:build sim", false},
+	} {
+		if got := simTagged([]byte(tc.src)); got != tc.tagged {
+			t.Errorf("%q: tagged %v, want %v", tc.src, got, tc.tagged)
+		}
 	}
 }
 
@@ -250,14 +328,9 @@ func TestBuildTagsOnlyInCmd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, l := range strings.Split(string(src), "\n") {
-			if strings.HasPrefix(l, "package ") {
-				break
-			}
-			if strings.HasPrefix(l, "//go:build") && strings.Contains(l, "sim") {
-				r, _ := filepath.Rel(root(t), f)
-				tagged = append(tagged, r)
-			}
+		if simTagged(src) {
+			r, _ := filepath.Rel(root(t), f)
+			tagged = append(tagged, r)
 		}
 	}
 	want := "cmd/robotd/backend_real.go,cmd/robotd/backend_sim.go"

@@ -101,3 +101,41 @@ func (l *Loop[C]) serve(ctx context.Context, c C, gen uint64) (int, error) {
 	}()
 	return l.Serve(ctx, c, gen)
 }
+
+// Send hands v to ch, or gives up when ctx ends first; it reports whether v
+// was handed over. A backend's reading goroutine passes its events to Next
+// with it.
+func Send[T any](ctx context.Context, ch chan<- T, v T) bool {
+	select {
+	case ch <- v:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// Ready is the check at the start of a backend's Next: errClosed once the
+// backend is closed, else ctx's error, if any.
+func Ready(ctx context.Context, closed bool, errClosed error) error {
+	if closed {
+		return errClosed
+	}
+	return ctx.Err()
+}
+
+// Stop is the start of a backend's Close: false when *closed is already
+// set (closed before); else it sets it, stops the backend's pacing timer,
+// cancels its context and, when the connection goroutine was started,
+// waits until done is closed.
+func Stop(closed *bool, started bool, timer *time.Timer, cancel context.CancelFunc, done <-chan struct{}) bool {
+	if *closed {
+		return false
+	}
+	*closed = true
+	timer.Stop()
+	cancel()
+	if started {
+		<-done
+	}
+	return true
+}

@@ -188,3 +188,59 @@ func TestLoopStopsWhenLostCannotTell(t *testing.T) {
 		t.Errorf("connection not closed after Serve returned: write gave %v", err)
 	}
 }
+
+func TestSendAndReady(t *testing.T) {
+	ch := make(chan int, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	if !Send(ctx, ch, 1) || <-ch != 1 {
+		t.Fatal("Send to a free channel did not hand the value over")
+	}
+	if err := Ready(ctx, false, errClosedForTest); err != nil {
+		t.Fatalf("Ready on a live backend: %v", err)
+	}
+	if err := Ready(ctx, true, errClosedForTest); err != errClosedForTest {
+		t.Fatalf("Ready on a closed backend: %v, want its ErrClosed", err)
+	}
+	cancel()
+	ch <- 2 // full: Send can only give up
+	if Send(ctx, ch, 3) {
+		t.Fatal("Send to a full channel reported success after the context ended")
+	}
+	if err := Ready(ctx, false, errClosedForTest); err != context.Canceled {
+		t.Fatalf("Ready after cancel: %v, want context.Canceled", err)
+	}
+}
+
+var errClosedForTest = errors.New("closed")
+
+func TestStop(t *testing.T) {
+	for _, started := range []bool{false, true} {
+		closed := false
+		_, cancel := context.WithCancel(context.Background())
+		timer := time.NewTimer(time.Hour)
+		done := make(chan struct{})
+		ended := make(chan struct{})
+		if started {
+			go func() { defer close(done); <-ended }()
+		}
+		stopped := make(chan bool)
+		go func() { stopped <- Stop(&closed, started, timer, cancel, done) }()
+		if started {
+			select {
+			case <-stopped:
+				t.Fatal("Stop returned before the connection goroutine ended")
+			case <-time.After(50 * time.Millisecond):
+			}
+			close(ended)
+		}
+		if !<-stopped || !closed {
+			t.Fatalf("started %v: first Stop did not close", started)
+		}
+		if timer.Stop() {
+			t.Errorf("started %v: the timer still ran", started)
+		}
+		if Stop(&closed, started, timer, cancel, done) {
+			t.Errorf("started %v: a second Stop reported closing again", started)
+		}
+	}
+}

@@ -7,9 +7,12 @@ package udpshare
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -37,4 +40,24 @@ func Listen(addr *net.UDPAddr) (*net.UDPConn, error) {
 		return nil, err
 	}
 	return pc.(*net.UDPConn), nil
+}
+
+// Receive reads datagrams on conn into buf and hands each, with its
+// sender, to handle, until ctx is done or conn is closed (then it returns
+// nil) or a read fails (that error, wrapped with what). The end of ctx
+// unblocks a waiting read by a read deadline in the past. The datagram
+// handle gets is valid until it returns.
+func Receive(ctx context.Context, conn *net.UDPConn, buf []byte, what string, handle func(d []byte, from netip.AddrPort)) error {
+	stop := context.AfterFunc(ctx, func() { conn.SetReadDeadline(time.Unix(1, 0)) })
+	defer stop()
+	for {
+		n, from, err := conn.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return fmt.Errorf("%s: receiving: %w", what, err)
+		}
+		handle(buf[:n], from)
+	}
 }

@@ -1,8 +1,10 @@
 package udpshare
 
 import (
+	"context"
 	"errors"
 	"net"
+	"net/netip"
 	"syscall"
 	"testing"
 	"time"
@@ -59,5 +61,46 @@ func TestSharedPortHearsBroadcasts(t *testing.T) {
 		if err != nil || string(buf[:n]) != "hello" {
 			t.Fatalf("listener %d: %q, %v", i, buf[:n], err)
 		}
+	}
+}
+
+func TestReceive(t *testing.T) {
+	conn, err := Listen(&net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	got := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- Receive(ctx, conn, make([]byte, 64), "test", func(d []byte, from netip.AddrPort) {
+			got <- string(d) + " from " + from.Addr().String()
+		})
+	}()
+	out, err := net.DialUDP("udp4", nil, conn.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if _, err := out.Write([]byte("hello")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if s != "hello from 127.0.0.1" {
+			t.Errorf("handled %q", s)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no datagram handled")
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Receive after cancel: %v, want nil", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Receive did not return after cancel")
 	}
 }

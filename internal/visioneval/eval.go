@@ -284,7 +284,7 @@ func Matrix(pose *render.Pose, robot [3]float64, in render.Intrinsics) camera.Ma
 	var m camera.Matrix
 	for col := range 3 {
 		axis := toRobot([3]float64{pose.Rot[col], pose.Rot[3+col], pose.Rot[6+col]})
-		m.Rot[0][col], m.Rot[1][col], m.Rot[2][col] = axis.X, axis.Y, axis.Z
+		m.Rot[col], m.Rot[3+col], m.Rot[6+col] = axis.X, axis.Y, axis.Z
 	}
 	m.Pos = toRobot([3]float64{pose.Pos[0] - robot[0], pose.Pos[1] - robot[1], pose.Pos[2]})
 	fx := float64(in.Width) / 2 / math.Tan(in.FOVX/2)

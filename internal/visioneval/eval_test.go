@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/modules/vision"
 	"github.com/robotd/robotd/simserver/render"
 )
@@ -67,14 +68,14 @@ func TestMatrixMatchesRenderer(t *testing.T) {
 	in := render.NAOIntrinsics(640, 480)
 	robot := [3]float64{1.2, -0.7, 2.1}
 	head := render.HeadOrientation(robot[2], 0.4, 0.3)
-	pose := render.HeadCamera(render.Vec3{robot[0], robot[1], 0.46}, head, render.Top)
+	pose := render.HeadCamera(geom.Vec3{robot[0], robot[1], 0.46}, head, render.Top)
 	m := Matrix(&pose, robot, in)
 	fr := newFrame(robot)
 	for _, q := range [][2]float64{{2, -0.5}, {3.5, 0.4}, {1.6, 0.9}} {
 		// q in the robot frame, w in the world.
 		s, c := math.Sincos(robot[2])
 		w := [2]float64{robot[0] + c*q[0] - s*q[1], robot[1] + s*q[0] + c*q[1]}
-		u, v, ok := render.Project(&pose, &in, render.Vec3{w[0], w[1], 0})
+		u, v, ok := render.Project(&pose, &in, geom.Vec3{w[0], w[1], 0})
 		if !ok {
 			t.Fatalf("%v behind the camera", w)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/modules/motion/internal/plant"
 	"github.com/robotd/robotd/modules/motion/kinematics"
 )
@@ -249,7 +250,7 @@ func playKick(t *testing.T, foot kinematics.Side, dir float64) kickRun {
 	k.Reset(kf, foot, dir, &stand, 1)
 	var out hal.JointCommand
 	var run kickRun
-	var prev kinematics.Pose3
+	var prev geom.Pose3
 	sup0 := p.SupportPose
 	supportSide := foot.Other()
 	for i := 0; ; i++ {
@@ -292,7 +293,7 @@ func TestKicksBalanced(t *testing.T) {
 			if r.lift < 0.025 || r.speed < 1.0 {
 				t.Errorf("%v kick towards %.1f: foot lifted %.3f m, fastest %.2f m/s", foot, dir, r.lift, r.speed)
 			}
-			if math.Abs(kinematics.WrapAngle(r.dir-dir)) > 0.05 {
+			if math.Abs(geom.WrapAngle(r.dir-dir)) > 0.05 {
 				t.Errorf("%v kick towards %.1f: foot moves fastest towards %.3f", foot, dir, r.dir)
 			}
 			t.Logf("%v kick towards %+.1f: CoM margin %.1f mm, lift %.3f m, foot speed %.2f m/s towards %+.3f", foot, dir, r.margin*1000, r.lift, r.speed, r.dir)

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/modules/motion/kinematics"
 )
 
@@ -19,7 +20,7 @@ type kick struct {
 	dir     float64
 	// start is the kicking sole in the support sole's frame when the kick
 	// began.
-	start kinematics.Pose3
+	start geom.Pose3
 }
 
 // turnRadius is the swing distance over which the foot turns to the
@@ -35,7 +36,7 @@ func (k *kick) Reset(kf *Keyframes, kicking kinematics.Side, dir float64, start 
 }
 
 // relative returns the kicking sole in the support sole's frame.
-func (k *kick) relative(a *[hal.NumJoints]hal.Radians) kinematics.Pose3 {
+func (k *kick) relative(a *[hal.NumJoints]hal.Radians) geom.Pose3 {
 	legs := kinematics.LegsFrom(a)
 	s := k.kicking.Other()
 	sup := k.geom.FK(s, &legs[s])
@@ -59,7 +60,7 @@ func (k *kick) Step(dt float64, out *hal.JointCommand) bool {
 	frac := min(math.Hypot(dx, dy)/turnRadius, 1)
 	rel.P[0] = k.start.P[0] + cs*dx - sn*dy
 	rel.P[1] = k.start.P[1] + sn*dx + cs*dy
-	rel.R = kinematics.RotZ(rel.R.Yaw() + k.dir*frac)
+	rel.R = geom.RotZ(rel.R.Yaw() + k.dir*frac)
 	target := sup.Mul(rel)
 	fs, _ := kinematics.Flat(sup)
 	fk, _ := kinematics.Flat(target)

@@ -14,6 +14,7 @@ import (
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/modules/motion/internal/plant"
 	"github.com/robotd/robotd/modules/motion/kinematics"
 	"github.com/robotd/robotd/modules/motion/walk"
@@ -85,7 +86,7 @@ type harness struct {
 	joints hal.JointSensors
 	cmd    hal.JointCommand
 	state  msg.MotionState
-	odo    kinematics.Pose3
+	odo    geom.Pose3
 	odoX   float64
 }
 
@@ -138,7 +139,7 @@ func newHarness(t testing.TB, o harnessOpt) *harness {
 		h.plant.Delay, h.plant.MaxSpeed = 2, 351.77*math.Pi/180
 		h.joints.Angle = h.plant.Joints
 	}
-	h.odo = kinematics.Pose3{R: kinematics.Identity}
+	h.odo = geom.Pose3{R: geom.Identity}
 	return h
 }
 
@@ -170,7 +171,7 @@ func (h *harness) step() {
 	h.cmdR.Load(&h.cmd)
 	h.stateR.Load(&h.state)
 	o := h.state.Odometry
-	h.odo = h.odo.Mul(kinematics.Pose3{R: kinematics.RotZ(float64(o.Heading)), P: kinematics.Vec3{float64(o.X), float64(o.Y), 0}})
+	h.odo = h.odo.Mul(geom.Pose3{R: geom.RotZ(float64(o.Heading)), P: geom.Vec3{float64(o.X), float64(o.Y), 0}})
 	for j := range h.cmd.Angle {
 		a, s := h.cmd.Angle[j], h.cmd.Stiffness[j]
 		if a < hal.Joints[j].Min || a > hal.Joints[j].Max || math.IsNaN(float64(a)) || s < 0 || s > 1 {

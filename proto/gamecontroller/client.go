@@ -2,7 +2,6 @@ package gamecontroller
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -108,32 +107,22 @@ func (c *Client) Run(ctx context.Context) error {
 		wg.Go(func() { c.sendReturns(ctx) })
 	}
 	defer wg.Wait()
-	stop := context.AfterFunc(ctx, func() { c.conn.SetReadDeadline(time.Unix(1, 0)) })
-	defer stop()
-	buf := make([]byte, 512)
 	var d Data
-	for {
-		n, from, err := c.conn.ReadFromUDP(buf)
-		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			return fmt.Errorf("gamecontroller: receiving: %w", err)
-		}
-		if err := Decode(buf[:n], &d); err != nil {
+	return udpshare.Receive(ctx, c.conn, make([]byte, 512), "gamecontroller", func(p []byte, from netip.AddrPort) {
+		if err := Decode(p, &d); err != nil {
 			c.malformed.Add(1)
 			c.log.Debug("dropping GameController packet", "from", from, "err", err)
-			continue
+			return
 		}
 		if d.TrueData {
-			continue // a monitor copy, not for robots
+			return // a monitor copy, not for robots
 		}
 		if _, ok := d.Team(c.cfg.Team); !ok {
 			c.foreign.Add(1)
-			continue
+			return
 		}
-		c.accept(&d, from)
-	}
+		c.accept(&d, net.UDPAddrFromAddrPort(from))
+	})
 }
 
 func (c *Client) accept(d *Data, from *net.UDPAddr) {

@@ -20,70 +20,11 @@
 // sensor, so the frames a robot receives are upright too).
 package render
 
-import "math"
+import (
+	"math"
 
-// Vec3 is a point or direction, metres.
-type Vec3 [3]float64
-
-// Mat3 is a rotation, row-major: m[3*r+c]. A pose's Rot maps camera
-// coordinates into the world (its columns are the camera's axes).
-type Mat3 [9]float64
-
-// Identity is the identity rotation.
-var Identity = Mat3{1, 0, 0, 0, 1, 0, 0, 0, 1}
-
-func (a Vec3) add(b Vec3) Vec3      { return Vec3{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
-func (a Vec3) sub(b Vec3) Vec3      { return Vec3{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func (a Vec3) scale(s float64) Vec3 { return Vec3{a[0] * s, a[1] * s, a[2] * s} }
-func (a Vec3) dot(b Vec3) float64   { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-
-// Apply returns m·v.
-func (m *Mat3) Apply(v Vec3) Vec3 {
-	return Vec3{
-		m[0]*v[0] + m[1]*v[1] + m[2]*v[2],
-		m[3]*v[0] + m[4]*v[1] + m[5]*v[2],
-		m[6]*v[0] + m[7]*v[1] + m[8]*v[2],
-	}
-}
-
-// ApplyT returns mᵀ·v (the inverse rotation).
-func (m *Mat3) ApplyT(v Vec3) Vec3 {
-	return Vec3{
-		m[0]*v[0] + m[3]*v[1] + m[6]*v[2],
-		m[1]*v[0] + m[4]*v[1] + m[7]*v[2],
-		m[2]*v[0] + m[5]*v[1] + m[8]*v[2],
-	}
-}
-
-// Mul returns m·n.
-func (m *Mat3) Mul(n *Mat3) Mat3 {
-	var r Mat3
-	for i := range 3 {
-		for j := range 3 {
-			r[3*i+j] = m[3*i]*n[j] + m[3*i+1]*n[3+j] + m[3*i+2]*n[6+j]
-		}
-	}
-	return r
-}
-
-// RotZ is a rotation by a about z (yaw, counter-clockwise seen from above).
-func RotZ(a float64) Mat3 {
-	s, c := math.Sincos(a)
-	return Mat3{c, -s, 0, s, c, 0, 0, 0, 1}
-}
-
-// RotY is a rotation by a about y; in the NAO's frames a positive angle
-// tilts the x axis down (HeadPitch's sign).
-func RotY(a float64) Mat3 {
-	s, c := math.Sincos(a)
-	return Mat3{c, 0, s, 0, 1, 0, -s, 0, c}
-}
-
-// RotX is a rotation by a about x (roll).
-func RotX(a float64) Mat3 {
-	s, c := math.Sincos(a)
-	return Mat3{1, 0, 0, 0, c, -s, 0, s, c}
-}
+	"github.com/robotd/robotd/hal/geom"
+)
 
 // CameraID names one of the NAO's two cameras.
 type CameraID uint8
@@ -106,7 +47,7 @@ func (c CameraID) String() string {
 // HeadPitch joint in the head frame (x forward, y left, z up) and its tilt
 // down about the head's y axis.
 type Mount struct {
-	Pos  Vec3
+	Pos  geom.Vec3
 	Tilt float64
 }
 
@@ -115,9 +56,9 @@ type Mount struct {
 // down, bottom (50.71, 0, 17.74) mm tilted 39.7° down.
 func NAOMount(c CameraID) Mount {
 	if c == Bottom {
-		return Mount{Pos: Vec3{0.05071, 0, 0.01774}, Tilt: 39.7 * math.Pi / 180}
+		return Mount{Pos: geom.Vec3{0.05071, 0, 0.01774}, Tilt: 39.7 * math.Pi / 180}
 	}
-	return Mount{Pos: Vec3{0.05871, 0, 0.06364}, Tilt: 1.2 * math.Pi / 180}
+	return Mount{Pos: geom.Vec3{0.05871, 0, 0.06364}, Tilt: 1.2 * math.Pi / 180}
 }
 
 // Intrinsics is a pinhole camera: image size and field of view.
@@ -150,34 +91,34 @@ func (in *Intrinsics) focal() (fx, fy, cx, cy float64) {
 
 // Pose is a camera's position and orientation in the world.
 type Pose struct {
-	Pos Vec3
+	Pos geom.Vec3
 	// Rot maps camera coordinates (x optical axis, y left, z up) into the
 	// world.
-	Rot Mat3
+	Rot geom.Mat3
 }
 
 // HeadCamera returns the pose of camera c of a head whose HeadPitch joint
 // is at neck with orientation head (head frame to world, NAO axes: x
 // forward, y left, z up).
-func HeadCamera(neck Vec3, head Mat3, c CameraID) Pose {
+func HeadCamera(neck geom.Vec3, head geom.Mat3, c CameraID) Pose {
 	m := NAOMount(c)
-	tilt := RotY(m.Tilt)
-	return Pose{Pos: neck.add(head.Apply(m.Pos)), Rot: head.Mul(&tilt)}
+	tilt := geom.RotY(m.Tilt)
+	return Pose{Pos: neck.Add(head.Apply(m.Pos)), Rot: head.Mul(tilt)}
 }
 
 // HeadOrientation returns the head's orientation for a robot standing
 // upright with the given heading and head yaw and pitch (NAO joint signs:
 // yaw left positive, pitch down positive).
-func HeadOrientation(heading, yaw, pitch float64) Mat3 {
-	z := RotZ(heading + yaw)
-	y := RotY(pitch)
-	return z.Mul(&y)
+func HeadOrientation(heading, yaw, pitch float64) geom.Mat3 {
+	z := geom.RotZ(heading + yaw)
+	y := geom.RotY(pitch)
+	return z.Mul(y)
 }
 
 // Project returns the pixel (u, v) of the world point p seen by a camera
 // at pose with intrinsics in, and whether p is in front of the camera.
-func Project(pose *Pose, in *Intrinsics, p Vec3) (u, v float64, ok bool) {
-	c := pose.Rot.ApplyT(p.sub(pose.Pos))
+func Project(pose *Pose, in *Intrinsics, p geom.Vec3) (u, v float64, ok bool) {
+	c := pose.Rot.ApplyT(p.Sub(pose.Pos))
 	if c[0] <= 1e-6 {
 		return 0, 0, false
 	}
@@ -187,7 +128,7 @@ func Project(pose *Pose, in *Intrinsics, p Vec3) (u, v float64, ok bool) {
 
 // Ray returns the world direction (not normalised; its component along
 // the optical axis is 1) through pixel (u, v).
-func Ray(pose *Pose, in *Intrinsics, u, v float64) Vec3 {
+func Ray(pose *Pose, in *Intrinsics, u, v float64) geom.Vec3 {
 	fx, fy, cx, cy := in.focal()
-	return pose.Rot.Apply(Vec3{1, (cx - u) / fx, (cy - v) / fy})
+	return pose.Rot.Apply(geom.Vec3{1, (cx - u) / fx, (cy - v) / fy})
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/robotd/robotd/field"
+	"github.com/robotd/robotd/hal/geom"
 )
 
 // Truth is a rendered frame's ground truth, in the world frame (metres)
@@ -120,7 +121,7 @@ func RandomSample(g *rand.Rand, d field.Dimensions) Sample {
 			continue
 		}
 		r := float64(d.BallRadius)
-		s.Scene.Ball, s.Scene.BallRot = Vec3{bx, by, r}, RollingBallRot(bx, by, r)
+		s.Scene.Ball, s.Scene.BallRot = geom.Vec3{bx, by, r}, RollingBallRot(bx, by, r)
 		s.Camera = Top
 		if dist < 0.6 || (dist < 1.0 && g.Float64() < 0.7) {
 			s.Camera = Bottom
@@ -159,7 +160,7 @@ func RandomSample(g *rand.Rand, d field.Dimensions) Sample {
 		break
 	}
 	head := HeadOrientation(s.Robot[2], s.Yaw, s.Pitch)
-	s.Pose = HeadCamera(Vec3{s.Robot[0], s.Robot[1], standHeight}, head, s.Camera)
+	s.Pose = HeadCamera(geom.Vec3{s.Robot[0], s.Robot[1], standHeight}, head, s.Camera)
 	s.Options = DefaultOptions()
 	s.Options.Brightness = 0.6 + 0.8*g.Float64()
 	s.Options.ColourTemperature = 3000 + 6000*g.Float64()
@@ -192,34 +193,34 @@ func (r *Renderer) TruthOf(s *Sample) Truth {
 		st := r.Stats()
 		t.Ball.Pixels, t.Ball.Visible = st.BallPixels, st.BallVisible
 		if u, v, ok := Project(&s.Pose, &r.in, b); ok && u >= 0 && v >= 0 && u < float64(r.in.Width) && v < float64(r.in.Height) {
-			c := s.Pose.Rot.ApplyT(b.sub(s.Pose.Pos))
+			c := s.Pose.Rot.ApplyT(b.Sub(s.Pose.Pos))
 			t.Ball.InImage, t.Ball.U, t.Ball.V = true, u, v
-			t.Ball.RadiusPx = r.fx * s.Scene.BallRadius / math.Sqrt(c.dot(c))
+			t.Ball.RadiusPx = r.fx * s.Scene.BallRadius / math.Sqrt(c.Dot(c))
 		}
 	}
 	// A ground point is visible when no object is drawn over its pixel; a
 	// robot's foot point when nothing nearer than the robot hides it.
 	const tol = 0.03
-	vis := func(p Vec3, extra float64) (float64, float64, bool) {
+	vis := func(p geom.Vec3, extra float64) (float64, float64, bool) {
 		if extra == 0 {
 			return r.VisibleGround(p)
 		}
-		c := p.sub(s.Pose.Pos)
-		return r.Visible(p, extra+tol+0.06*math.Sqrt(c.dot(c)))
+		c := p.Sub(s.Pose.Pos)
+		return r.Visible(p, extra+tol+0.06*math.Sqrt(c.Dot(c)))
 	}
 	for _, x := range Intersections(*d) {
-		if u, v, ok := vis(Vec3{x.X, x.Y, 0}, 0); ok {
+		if u, v, ok := vis(geom.Vec3{x.X, x.Y, 0}, 0); ok {
 			t.Intersections = append(t.Intersections, PointTruth{x.Kind.String(), x.X, x.Y, u, v})
 		}
 	}
 	for _, p := range PenaltyMarks(*d) {
-		if u, v, ok := vis(Vec3{p[0], p[1], 0}, 0); ok {
+		if u, v, ok := vis(geom.Vec3{p[0], p[1], 0}, 0); ok {
 			t.PenaltyMarks = append(t.PenaltyMarks, PointTruth{"", p[0], p[1], u, v})
 		}
 	}
 	for i := range s.Scene.NRobots {
 		rb := &s.Scene.Robots[i]
-		if u, v, ok := vis(Vec3{rb.Foot[0], rb.Foot[1], 0}, RobotRadius); ok {
+		if u, v, ok := vis(geom.Vec3{rb.Foot[0], rb.Foot[1], 0}, RobotRadius); ok {
 			t.Robots = append(t.Robots, PointTruth{"", rb.Foot[0], rb.Foot[1], u, v})
 		}
 	}
@@ -237,7 +238,7 @@ func (r *Renderer) TruthOf(s *Sample) Truth {
 		for k := 0; k <= n; k++ {
 			f := float64(k) / float64(n)
 			x, y := sg.X0+f*(sg.X1-sg.X0), sg.Y0+f*(sg.Y1-sg.Y0)
-			u, v, ok := vis(Vec3{x, y, 0}, 0)
+			u, v, ok := vis(geom.Vec3{x, y, 0}, 0)
 			if !ok {
 				flush()
 				continue
@@ -255,7 +256,7 @@ func (r *Renderer) TruthOf(s *Sample) Truth {
 	rad := float64(d.CentreCircleRadius)
 	for k := range 180 {
 		a := float64(k) * 2 * math.Pi / 180
-		if u, v, ok := vis(Vec3{rad * math.Cos(a), rad * math.Sin(a), 0}, 0); ok {
+		if u, v, ok := vis(geom.Vec3{rad * math.Cos(a), rad * math.Sin(a), 0}, 0); ok {
 			seen++
 			box = [4]float64{min(box[0], u), min(box[1], v), max(box[2], u), max(box[3], v)}
 		}

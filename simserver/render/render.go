@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/robotd/robotd/field"
+	"github.com/robotd/robotd/hal/geom"
 )
 
 // Options are the rendering's lighting, noise and blur.
@@ -94,7 +95,7 @@ var (
 )
 
 // sunDir is the main light's direction (towards the light).
-var sunDir = Vec3{0.3, 0.2, 0.933}
+var sunDir = geom.Vec3{0.3, 0.2, 0.933}
 
 // Renderer renders frames of one image size. It is not safe for
 // concurrent use; give each camera its own.
@@ -115,12 +116,12 @@ type Renderer struct {
 // sphere.
 type object struct {
 	kind       objKind
-	a, b       Vec3
+	a, b       geom.Vec3
 	r          float64
 	team       uint8
 	u0, u1     int
 	v0, v1     int
-	ballRot    Mat3
+	ballRot    geom.Mat3
 	onlyHitCnt bool
 }
 
@@ -175,10 +176,10 @@ func (r *Renderer) Render(dst *Frame, s *Scene, pose *Pose, o *Options) error {
 }
 
 // rayAt returns the unit world ray through pixel centre (u, v).
-func (r *Renderer) rayAt(u, v int) Vec3 {
-	d := r.pose.Rot.Apply(Vec3{1, (r.cx - (float64(u) + 0.5)) / r.fx, (r.cy - (float64(v) + 0.5)) / r.fy})
-	n := math.Sqrt(d.dot(d))
-	return d.scale(1 / n)
+func (r *Renderer) rayAt(u, v int) geom.Vec3 {
+	d := r.pose.Rot.Apply(geom.Vec3{1, (r.cx - (float64(u) + 0.5)) / r.fx, (r.cy - (float64(v) + 0.5)) / r.fy})
+	n := math.Sqrt(d.Dot(d))
+	return d.Scale(1 / n)
 }
 
 // ground fills every pixel with the carpet, its lines, the floor beyond
@@ -187,9 +188,9 @@ func (r *Renderer) ground(s *Scene, o *Options) {
 	w, h := r.in.Width, r.in.Height
 	p := r.pose.Pos
 	// The camera frame's ray for pixel (u, v) is c0 + u·cu + v·cv.
-	c0 := r.pose.Rot.Apply(Vec3{1, (r.cx - 0.5) / r.fx, (r.cy - 0.5) / r.fy})
-	cu := r.pose.Rot.Apply(Vec3{0, -1 / r.fx, 0})
-	cv := r.pose.Rot.Apply(Vec3{0, 0, -1 / r.fy})
+	c0 := r.pose.Rot.Apply(geom.Vec3{1, (r.cx - 0.5) / r.fx, (r.cy - 0.5) / r.fy})
+	cu := r.pose.Rot.Apply(geom.Vec3{0, -1 / r.fx, 0})
+	cv := r.pose.Rot.Apply(geom.Vec3{0, 0, -1 / r.fy})
 	pix := 1 / r.fx // a pixel's angle, radians (small-angle)
 	d := &s.Field
 	hl, hw := float64(d.Length)/2, float64(d.Width)/2
@@ -197,10 +198,10 @@ func (r *Renderer) ground(s *Scene, o *Options) {
 	tex := float32(o.CarpetTexture)
 	ct := carpetTables()
 	for v := range h {
-		row := c0.add(cv.scale(float64(v)))
+		row := c0.Add(cv.Scale(float64(v)))
 		for u := range w {
-			dir := row.add(cu.scale(float64(u)))
-			n := math.Sqrt(dir.dot(dir))
+			dir := row.Add(cu.Scale(float64(u)))
+			n := math.Sqrt(dir.Dot(dir))
 			i := v*w + u
 			if dir[2] >= -1e-9 || p[2] <= 0 {
 				// Above the horizon: a wall, darker towards the floor.
@@ -325,9 +326,9 @@ func (r *Renderer) collect(s *Scene) {
 	hl, gw := float64(s.Field.Length)/2+PostRadius, float64(s.Field.GoalWidth)/2
 	for _, sx := range [2]float64{-1, 1} {
 		for _, sy := range [2]float64{-1, 1} {
-			r.add(object{kind: objPost, a: Vec3{sx * hl, sy * gw, 0}, b: Vec3{sx * hl, sy * gw, GoalHeight}, r: PostRadius})
+			r.add(object{kind: objPost, a: geom.Vec3{sx * hl, sy * gw, 0}, b: geom.Vec3{sx * hl, sy * gw, GoalHeight}, r: PostRadius})
 		}
-		r.add(object{kind: objPost, a: Vec3{sx * hl, -gw, GoalHeight}, b: Vec3{sx * hl, gw, GoalHeight}, r: PostRadius})
+		r.add(object{kind: objPost, a: geom.Vec3{sx * hl, -gw, GoalHeight}, b: geom.Vec3{sx * hl, gw, GoalHeight}, r: PostRadius})
 	}
 	for i := range min(s.NRobots, MaxRobots) {
 		rb := &s.Robots[i]
@@ -359,7 +360,7 @@ func (r *Renderer) add(o object) {
 		p[0] += o.r * float64(k&1*2-1)
 		p[1] += o.r * float64(k>>1&1*2-1)
 		p[2] += o.r * float64(k>>2&1*2-1)
-		c := r.pose.Rot.ApplyT(p.sub(r.pose.Pos))
+		c := r.pose.Rot.ApplyT(p.Sub(r.pose.Pos))
 		if c[0] <= 0.01 {
 			full = true
 			continue
@@ -387,8 +388,8 @@ func (r *Renderer) add(o object) {
 
 // behind reports whether o lies wholly behind the camera.
 func (r *Renderer) behind(o *object) bool {
-	ax := r.pose.Rot.ApplyT(o.a.sub(r.pose.Pos))
-	bx := r.pose.Rot.ApplyT(o.b.sub(r.pose.Pos))
+	ax := r.pose.Rot.ApplyT(o.a.Sub(r.pose.Pos))
+	bx := r.pose.Rot.ApplyT(o.b.Sub(r.pose.Pos))
 	return ax[0] < -o.r && bx[0] < -o.r
 }
 
@@ -414,30 +415,30 @@ func (r *Renderer) draw(o *object) {
 			}
 			r.depth[i] = float32(t)
 			r.hit[i] = true
-			hit := r.pose.Pos.add(d.scale(t))
+			hit := r.pose.Pos.Add(d.Scale(t))
 			r.rgb[i] = r.shade(o, hit)
 		}
 	}
 }
 
 // shade returns the colour of o at the surface point hit.
-func (r *Renderer) shade(o *object, hit Vec3) [3]float32 {
+func (r *Renderer) shade(o *object, hit geom.Vec3) [3]float32 {
 	// The surface normal: from the nearest point of the axis.
-	ab := o.b.sub(o.a)
-	l2 := ab.dot(ab)
+	ab := o.b.Sub(o.a)
+	l2 := ab.Dot(ab)
 	s := 0.0
 	if l2 > 0 {
-		s = min(max(hit.sub(o.a).dot(ab)/l2, 0), 1)
+		s = min(max(hit.Sub(o.a).Dot(ab)/l2, 0), 1)
 	}
-	n := hit.sub(o.a.add(ab.scale(s))).scale(1 / o.r)
-	light := float32(0.6 + 0.4*max(n.dot(sunDir), 0))
+	n := hit.Sub(o.a.Add(ab.Scale(s))).Scale(1 / o.r)
+	light := float32(0.6 + 0.4*max(n.Dot(sunDir), 0))
 	var c [3]float32
 	switch o.kind {
 	case objBall:
 		c = colWhite
 		ln := o.ballRot.ApplyT(n)
 		for k := range icosa {
-			if ln.dot(icosa[k]) > 0.935 { // within about 20.8° of a pentagon's centre
+			if ln.Dot(icosa[k]) > 0.935 { // within about 20.8° of a pentagon's centre
 				c = colBlack
 				break
 			}
@@ -465,16 +466,16 @@ func (r *Renderer) shade(o *object, hit Vec3) [3]float32 {
 // capsule intersects the ray p + t·d (d a unit vector) with the capsule
 // of radius ra around the segment a–b (a sphere when a == b); it returns
 // the nearest t > 0 (after Íñigo Quílez's ray-capsule intersection).
-func capsule(p, d, a, b Vec3, ra float64) (float64, bool) {
-	ba := b.sub(a)
-	oa := p.sub(a)
-	baba := ba.dot(ba)
-	bard := ba.dot(d)
-	baoa := ba.dot(oa)
+func capsule(p, d, a, b geom.Vec3, ra float64) (float64, bool) {
+	ba := b.Sub(a)
+	oa := p.Sub(a)
+	baba := ba.Dot(ba)
+	bard := ba.Dot(d)
+	baoa := ba.Dot(oa)
 	qa := baba - bard*bard
 	if baba > 0 && qa > 1e-9*baba {
-		qb := baba*d.dot(oa) - baoa*bard
-		qc := baba*oa.dot(oa) - baoa*baoa - ra*ra*baba
+		qb := baba*d.Dot(oa) - baoa*bard
+		qc := baba*oa.Dot(oa) - baoa*baoa - ra*ra*baba
 		h := qb*qb - qa*qc
 		if h < 0 {
 			return 0, false // the infinite cylinder is missed
@@ -487,11 +488,11 @@ func capsule(p, d, a, b Vec3, ra float64) (float64, bool) {
 		if y <= 0 {
 			return sphere(oa, d, ra)
 		}
-		return sphere(p.sub(b), d, ra)
+		return sphere(p.Sub(b), d, ra)
 	}
 	// A sphere, or a ray along the axis: the nearer cap.
 	t1, ok1 := sphere(oa, d, ra)
-	t2, ok2 := sphere(p.sub(b), d, ra)
+	t2, ok2 := sphere(p.Sub(b), d, ra)
 	switch {
 	case ok1 && ok2:
 		return min(t1, t2), true
@@ -503,9 +504,9 @@ func capsule(p, d, a, b Vec3, ra float64) (float64, bool) {
 
 // sphere intersects the ray oc + t·d (from the sphere's centre) with a
 // sphere of radius ra.
-func sphere(oc, d Vec3, ra float64) (float64, bool) {
-	b := d.dot(oc)
-	c := oc.dot(oc) - ra*ra
+func sphere(oc, d geom.Vec3, ra float64) (float64, bool) {
+	b := d.Dot(oc)
+	c := oc.Dot(oc) - ra*ra
 	h := b*b - c
 	if h < 0 {
 		return 0, false
@@ -641,8 +642,8 @@ func clamp8(v float32) byte {
 // Visible returns the pixel of the world point p in the last frame and
 // whether it is in the image and not hidden behind anything nearer than
 // its own distance less tol (metres).
-func (r *Renderer) Visible(p Vec3, tol float64) (u, v float64, ok bool) {
-	c := r.pose.Rot.ApplyT(p.sub(r.pose.Pos))
+func (r *Renderer) Visible(p geom.Vec3, tol float64) (u, v float64, ok bool) {
+	c := r.pose.Rot.ApplyT(p.Sub(r.pose.Pos))
 	if c[0] <= 1e-3 {
 		return 0, 0, false
 	}
@@ -650,15 +651,15 @@ func (r *Renderer) Visible(p Vec3, tol float64) (u, v float64, ok bool) {
 	if u < 0 || v < 0 || u >= float64(r.in.Width) || v >= float64(r.in.Height) {
 		return u, v, false
 	}
-	d := math.Sqrt(c.dot(c))
+	d := math.Sqrt(c.Dot(c))
 	z := r.depth[int(v)*r.in.Width+int(u)]
 	return u, v, float64(z) >= d-tol
 }
 
 // VisibleGround returns the pixel of the ground point p in the last frame
 // and whether it is in the image with no object drawn over it.
-func (r *Renderer) VisibleGround(p Vec3) (u, v float64, ok bool) {
-	c := r.pose.Rot.ApplyT(p.sub(r.pose.Pos))
+func (r *Renderer) VisibleGround(p geom.Vec3) (u, v float64, ok bool) {
+	c := r.pose.Rot.ApplyT(p.Sub(r.pose.Pos))
 	if c[0] <= 1e-3 {
 		return 0, 0, false
 	}

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/robotd/robotd/field"
+	"github.com/robotd/robotd/hal/geom"
 )
 
 // standing returns the top or bottom camera of a robot standing at (x, y)
 // with the given heading and head angles (the head joint 0.46 m up, a NAO
 // v6 with straight legs).
 func standing(x, y, heading, yaw, pitch float64, c CameraID) Pose {
-	return HeadCamera(Vec3{x, y, 0.46}, HeadOrientation(heading, yaw, pitch), c)
+	return HeadCamera(geom.Vec3{x, y, 0.46}, HeadOrientation(heading, yaw, pitch), c)
 }
 
 func render(t testing.TB, s *Scene, pose Pose, o Options, w, h int) (*Renderer, *Frame) {
@@ -35,7 +36,7 @@ func TestProjectAndRayAgree(t *testing.T) {
 		pose := standing(-1, 0.5, 0.7, -0.4, 0.2, c)
 		for _, px := range [][2]float64{{0, 0}, {320, 240}, {639.5, 10}, {17, 470}} {
 			d := Ray(&pose, &in, px[0], px[1])
-			u, v, ok := Project(&pose, &in, pose.Pos.add(d.scale(3)))
+			u, v, ok := Project(&pose, &in, pose.Pos.Add(d.Scale(3)))
 			if !ok || math.Abs(u-px[0]) > 1e-9 || math.Abs(v-px[1]) > 1e-9 {
 				t.Errorf("%v: pixel %v → ray → (%v, %v, %v)", c, px, u, v, ok)
 			}
@@ -43,7 +44,7 @@ func TestProjectAndRayAgree(t *testing.T) {
 		// The image's centre column and the field of view's edges.
 		d := Ray(&pose, &in, 0, 240)
 		e := Ray(&pose, &in, 640, 240)
-		a := math.Acos(d.dot(e) / math.Sqrt(d.dot(d)*e.dot(e)))
+		a := math.Acos(d.Dot(e) / math.Sqrt(d.Dot(d)*e.Dot(e)))
 		if math.Abs(a-NAOFOVX) > 1e-9 {
 			t.Errorf("%v: horizontal field of view %.3f°, want 56.3°", c, a*180/math.Pi)
 		}
@@ -56,7 +57,7 @@ func TestProjectAndRayAgree(t *testing.T) {
 		p    Pose
 		tilt float64
 	}{{top, 1.2}, {bot, 39.7}} {
-		ax := tc.p.Rot.Apply(Vec3{1, 0, 0})
+		ax := tc.p.Rot.Apply(geom.Vec3{1, 0, 0})
 		if got := -math.Asin(ax[2]) * 180 / math.Pi; math.Abs(got-tc.tilt) > 1e-9 {
 			t.Errorf("optical axis %.3f° down, want %v°", got, tc.tilt)
 		}
@@ -80,13 +81,13 @@ func absd(a, b byte) int {
 
 func TestFieldLinesBallAndCarpetWhereTheyProject(t *testing.T) {
 	s := NewScene(field.SPL())
-	s.Ball = Vec3{1.0, -0.3, 0.05}
+	s.Ball = geom.Vec3{1.0, -0.3, 0.05}
 	pose := standing(-1, 0, 0, 0, 0.25, Top)
 	o := DefaultOptions()
 	o.Noise = 0
 	r, f := render(t, &s, pose, o, 640, 480)
 	in := r.Intrinsics()
-	at := func(p Vec3) (int, int) {
+	at := func(p geom.Vec3) (int, int) {
 		u, v, ok := Project(&pose, &in, p)
 		if !ok || u < 0 || v < 0 || u >= 640 || v >= 480 {
 			t.Fatalf("%v projects to (%v, %v) outside the image", p, u, v)
@@ -95,13 +96,13 @@ func TestFieldLinesBallAndCarpetWhereTheyProject(t *testing.T) {
 	}
 	checks := []struct {
 		name string
-		p    Vec3
+		p    geom.Vec3
 		is   func(y, cb, cr byte) bool
 	}{
-		{"halfway line", Vec3{0, 0.4, 0}, isWhite},
-		{"centre circle", Vec3{0.375, 0.6495, 0}, isWhite},
-		{"carpet", Vec3{1.5, 0.5, 0}, isGreen},
-		{"carpet inside the circle", Vec3{0.3, 0.3, 0}, isGreen},
+		{"halfway line", geom.Vec3{0, 0.4, 0}, isWhite},
+		{"centre circle", geom.Vec3{0.375, 0.6495, 0}, isWhite},
+		{"carpet", geom.Vec3{1.5, 0.5, 0}, isGreen},
+		{"carpet inside the circle", geom.Vec3{0.3, 0.3, 0}, isGreen},
 	}
 	for _, c := range checks {
 		u, v := at(c.p)
@@ -133,8 +134,8 @@ func TestFieldLinesBallAndCarpetWhereTheyProject(t *testing.T) {
 	}
 	// Its apparent radius: 2 m away, 5 cm: about fx·r/d pixels.
 	fx := 320 / math.Tan(NAOFOVX/2)
-	d := s.Ball.sub(pose.Pos)
-	want := math.Pi * math.Pow(fx*0.05/math.Sqrt(d.dot(d)), 2)
+	d := s.Ball.Sub(pose.Pos)
+	want := math.Pi * math.Pow(fx*0.05/math.Sqrt(d.Dot(d)), 2)
 	if got := float64(st.BallPixels); math.Abs(got-want) > 0.25*want {
 		t.Errorf("ball covers %v pixels, want about %.0f", got, want)
 	}
@@ -142,7 +143,7 @@ func TestFieldLinesBallAndCarpetWhereTheyProject(t *testing.T) {
 
 func TestRobotOccludesBall(t *testing.T) {
 	s := NewScene(field.SPL())
-	s.Ball = Vec3{2, 0, 0.05}
+	s.Ball = geom.Vec3{2, 0, 0.05}
 	pose := standing(0, 0, 0, 0, 0.1, Top)
 	s.AddRobot(StandingRobot(1.2, 0.1, 1))
 	r, _ := render(t, &s, pose, DefaultOptions(), 640, 480)
@@ -153,7 +154,7 @@ func TestRobotOccludesBall(t *testing.T) {
 	if _, _, ok := r.Visible(s.Ball, 0.06); ok {
 		t.Errorf("the ball's centre is behind the robot but Visible says it is seen")
 	}
-	if _, _, ok := r.Visible(Vec3{1.5, -0.5, 0}, 0.05); !ok {
+	if _, _, ok := r.Visible(geom.Vec3{1.5, -0.5, 0}, 0.05); !ok {
 		t.Errorf("a carpet point in the open is not visible")
 	}
 }
@@ -282,7 +283,7 @@ func benchRender(b *testing.B, w, h int, c CameraID, blur bool) {
 	r, _ := NewRenderer(in)
 	f := NewFrame(in)
 	s := NewScene(field.SPL())
-	s.Ball = Vec3{1, 0.2, 0.05}
+	s.Ball = geom.Vec3{1, 0.2, 0.05}
 	s.AddRobot(StandingRobot(2, -0.5, 1))
 	s.AddRobot(StandingRobot(1.5, 1, 0))
 	pose := standing(-1, 0, 0, 0.2, 0.2, c)

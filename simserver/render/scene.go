@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/robotd/robotd/field"
+	"github.com/robotd/robotd/hal/geom"
 )
 
 // MaxRobots bounds the robots of a scene.
@@ -34,14 +35,14 @@ const (
 // head), light grey with dark grey feet and a jersey band in its team's
 // colour. A fallen robot has both ends near the ground.
 type Robot struct {
-	Foot, Head Vec3
+	Foot, Head geom.Vec3
 	// Team picks the jersey colour: 0 blue, 1 red.
 	Team uint8
 }
 
 // StandingRobot returns a robot standing upright at (x, y).
 func StandingRobot(x, y float64, team uint8) Robot {
-	return Robot{Foot: Vec3{x, y, RobotRadius}, Head: Vec3{x, y, RobotHeight - RobotRadius}, Team: team}
+	return Robot{Foot: geom.Vec3{x, y, RobotRadius}, Head: geom.Vec3{x, y, RobotHeight - RobotRadius}, Team: team}
 }
 
 // Scene is what the cameras see besides the field, which is fixed by Field.
@@ -49,8 +50,8 @@ type Scene struct {
 	Field field.Dimensions
 	// Ball is the ball's centre; BallRot its orientation (the pattern's
 	// frame to the world). NoBall leaves it out.
-	Ball    Vec3
-	BallRot Mat3
+	Ball    geom.Vec3
+	BallRot geom.Mat3
 	NoBall  bool
 	// BallRadius is the drawn ball's radius (Field.BallRadius by default).
 	BallRadius float64
@@ -62,7 +63,7 @@ type Scene struct {
 // centre spot and no robots.
 func NewScene(d field.Dimensions) Scene {
 	r := float64(d.BallRadius)
-	return Scene{Field: d, Ball: Vec3{0, 0, r}, BallRot: Identity, BallRadius: r}
+	return Scene{Field: d, Ball: geom.Vec3{0, 0, r}, BallRot: geom.Identity, BallRadius: r}
 }
 
 // AddRobot adds a robot; it reports whether there was room.
@@ -78,9 +79,9 @@ func (s *Scene) AddRobot(r Robot) bool {
 // RollingBallRot returns the orientation of a ball of radius r that rolled
 // without slipping from the centre spot to (x, y) along x, then y: a
 // pattern that moves with the ball.
-func RollingBallRot(x, y, r float64) Mat3 {
-	a, b := RotY(x/r), RotX(-y/r)
-	return a.Mul(&b)
+func RollingBallRot(x, y, r float64) geom.Mat3 {
+	a, b := geom.RotY(x/r), geom.RotX(-y/r)
+	return a.Mul(b)
 }
 
 // Intersection kinds of the field's line crossings.
@@ -146,15 +147,15 @@ func PenaltyMarks(d field.Dimensions) [2][2]float64 {
 
 // icosa are the 12 directions of the black pentagons of a truncated
 // icosahedron ball (the vertices of an icosahedron, normalised).
-var icosa = func() (v [12]Vec3) {
+var icosa = func() (v [12]geom.Vec3) {
 	phi := (1 + math.Sqrt(5)) / 2
 	n := math.Sqrt(1 + phi*phi)
 	i := 0
 	for _, a := range []float64{-1, 1} {
 		for _, b := range []float64{-phi, phi} {
-			v[i] = Vec3{0, a / n, b / n}
-			v[i+1] = Vec3{a / n, b / n, 0}
-			v[i+2] = Vec3{b / n, 0, a / n}
+			v[i] = geom.Vec3{0, a / n, b / n}
+			v[i+1] = geom.Vec3{a / n, b / n, 0}
+			v[i+2] = geom.Vec3{b / n, 0, a / n}
 			i += 3
 		}
 	}

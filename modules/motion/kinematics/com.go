@@ -4,18 +4,18 @@ import (
 	"math"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 )
 
 // CoM returns the centre of mass in the torso frame for the joint angles a,
 // with g's mass model and leg lengths. Arms are a point mass along the
 // upper arm's direction.
-func (g *Geometry) CoM(a *[hal.NumJoints]hal.Radians) Vec3 {
+func (g *Geometry) CoM(a *[hal.NumJoints]hal.Radians) geom.Vec3 {
 	ms := &g.Mass
-	var m Vec3
-	add := func(mass float64, p Vec3) { m = m.Add(p.Scale(mass)) }
-	v := func(p hal.Vec3) Vec3 { return Vec3{p.X, p.Y, p.Z} }
-	add(ms.Torso.Mass, v(ms.Torso.CoM))
-	add(ms.Head.Mass, v(ms.Head.CoM))
+	var m geom.Vec3
+	add := func(mass float64, p geom.Vec3) { m = m.Add(p.Scale(mass)) }
+	add(ms.Torso.Mass, ms.Torso.CoM.Geom())
+	add(ms.Head.Mass, ms.Head.CoM.Geom())
 	for s, j := range [2][2]hal.Joint{{hal.LShoulderPitch, hal.LShoulderRoll}, {hal.RShoulderPitch, hal.RShoulderRoll}} {
 		sign := 1 - 2*float64(s)
 		pitch, roll := float64(a[j[0]]), float64(a[j[1]])
@@ -23,18 +23,18 @@ func (g *Geometry) CoM(a *[hal.NumJoints]hal.Radians) Vec3 {
 		// sideways.
 		sp, cp := math.Sincos(pitch)
 		sr, cr := math.Sincos(roll)
-		dir := Vec3{cp * cr, sr, -sp * cr}
-		add(ms.Arm.Mass, Vec3{ms.Shoulder.X, sign * ms.Shoulder.Y, ms.Shoulder.Z}.Add(dir.Scale(ms.Arm.CoM.X)))
+		dir := geom.Vec3{cp * cr, sr, -sp * cr}
+		add(ms.Arm.Mass, geom.Vec3{ms.Shoulder.X, sign * ms.Shoulder.Y, ms.Shoulder.Z}.Add(dir.Scale(ms.Arm.CoM.X)))
 	}
 	legs := LegsFrom(a)
 	for s := range 2 {
 		side := Side(s)
 		f := g.Frames(side, &legs[s])
 		add(ms.Hip.Mass, f.Thigh.P)
-		add(ms.Thigh.Mass, f.Thigh.Apply(v(ms.Thigh.CoM)))
-		add(ms.Tibia.Mass, f.Tibia.Apply(v(ms.Tibia.CoM)))
+		add(ms.Thigh.Mass, f.Thigh.Apply(ms.Thigh.CoM.Geom()))
+		add(ms.Tibia.Mass, f.Tibia.Apply(ms.Tibia.CoM.Geom()))
 		add(ms.Ankle.Mass, f.Foot.P)
-		add(ms.Foot.Mass, f.Foot.Apply(v(ms.Foot.CoM)))
+		add(ms.Foot.Mass, f.Foot.Apply(ms.Foot.CoM.Geom()))
 	}
 	return m.Scale(1 / ms.Total())
 }

@@ -26,6 +26,7 @@ import (
 
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/body"
+	"github.com/robotd/robotd/hal/geom"
 )
 
 // Geometry is a body's leg geometry and lumped mass model, from its body
@@ -129,45 +130,47 @@ type FootPose struct {
 }
 
 // hipYawPitchRot is the rotation of a leg's hip yaw-pitch joint by h.
-func hipYawPitchRot(s Side, h float64) Mat3 {
+func hipYawPitchRot(s Side, h float64) geom.Mat3 {
 	q := math.Pi / 4 * s.Sign()
-	return RotX(q).Mul(RotZ(-h * s.Sign())).Mul(RotX(-q))
+	return geom.RotX(q).Mul(geom.RotZ(-h * s.Sign())).Mul(geom.RotX(-q))
 }
 
-func (g *Geometry) hip(s Side) Vec3 { return Vec3{g.HipOffsetX, s.Sign() * g.HipOffsetY, g.HipOffsetZ} }
+func (g *Geometry) hip(s Side) geom.Vec3 {
+	return geom.Vec3{g.HipOffsetX, s.Sign() * g.HipOffsetY, g.HipOffsetZ}
+}
 
 // LegFrames are the frames of one leg's links in the torso frame.
 type LegFrames struct {
 	// Thigh is at the hip joints, rotated with the thigh.
-	Thigh Pose3
+	Thigh geom.Pose3
 	// Tibia is at the knee, rotated with the tibia.
-	Tibia Pose3
+	Tibia geom.Pose3
 	// Foot is at the ankle joints, rotated with the foot.
-	Foot Pose3
+	Foot geom.Pose3
 	// Sole is Foot moved down to the sole point.
-	Sole Pose3
+	Sole geom.Pose3
 }
 
 // Frames computes a leg's link frames for the joint angles a.
 func (g *Geometry) Frames(s Side, a *LegAngles) LegFrames {
 	var f LegFrames
-	f.Thigh.R = hipYawPitchRot(s, a[HipYawPitch]).Mul(RotX(a[HipRoll])).Mul(RotY(a[HipPitch]))
+	f.Thigh.R = hipYawPitchRot(s, a[HipYawPitch]).Mul(geom.RotX(a[HipRoll])).Mul(geom.RotY(a[HipPitch]))
 	f.Thigh.P = g.hip(s)
-	f.Tibia.R = f.Thigh.R.Mul(RotY(a[KneePitch]))
-	f.Tibia.P = f.Thigh.Apply(Vec3{0, 0, -g.Thigh})
-	f.Foot.R = f.Tibia.R.Mul(RotY(a[AnklePitch])).Mul(RotX(a[AnkleRoll]))
-	f.Foot.P = f.Tibia.Apply(Vec3{0, 0, -g.Tibia})
+	f.Tibia.R = f.Thigh.R.Mul(geom.RotY(a[KneePitch]))
+	f.Tibia.P = f.Thigh.Apply(geom.Vec3{0, 0, -g.Thigh})
+	f.Foot.R = f.Tibia.R.Mul(geom.RotY(a[AnklePitch])).Mul(geom.RotX(a[AnkleRoll]))
+	f.Foot.P = f.Tibia.Apply(geom.Vec3{0, 0, -g.Tibia})
 	f.Sole.R = f.Foot.R
-	f.Sole.P = f.Foot.Apply(Vec3{0, 0, -g.FootHeight})
+	f.Sole.P = f.Foot.Apply(geom.Vec3{0, 0, -g.FootHeight})
 	return f
 }
 
 // FK returns the sole's pose (rotation and sole point) in the torso frame.
-func (g *Geometry) FK(s Side, a *LegAngles) Pose3 { return g.Frames(s, a).Sole }
+func (g *Geometry) FK(s Side, a *LegAngles) geom.Pose3 { return g.Frames(s, a).Sole }
 
 // Flat reads a sole pose as a FootPose; it also returns the sole's tilt
 // from the torso's xy plane (0 for a flat foot).
-func Flat(p Pose3) (FootPose, float64) {
+func Flat(p geom.Pose3) (FootPose, float64) {
 	return FootPose{X: p.P[0], Y: p.P[1], Z: p.P[2], Yaw: p.R.Yaw()}, p.R.Tilt()
 }
 
@@ -180,13 +183,13 @@ func (g *Geometry) minReach() float64 { return math.Abs(g.Thigh-g.Tibia) + 1e-6 
 
 // reach clamps the length of v (hip to ankle) into the reachable range and
 // reports whether it had to.
-func (g *Geometry) reach(v Vec3) (Vec3, float64, bool) {
+func (g *Geometry) reach(v geom.Vec3) (geom.Vec3, float64, bool) {
 	l := v.Norm()
 	lmax, lmin := g.MaxReach(), g.minReach()
 	switch {
 	case !(l > 1e-9):
 		// On the hip or NaN: straight down, as short as allowed.
-		return Vec3{0, 0, -lmin}, lmin, false
+		return geom.Vec3{0, 0, -lmin}, lmin, false
 	case l > lmax:
 		return v.Scale(lmax / l), lmax, false
 	case l < lmin:
@@ -210,8 +213,8 @@ func (g *Geometry) LegIK(s Side, p FootPose) (a LegAngles, ok bool) {
 	if !ok {
 		p = FootPose{Z: g.HipOffsetZ - g.Thigh - g.Tibia - g.FootHeight}
 	}
-	r := RotZ(p.Yaw)
-	ankle := Vec3{p.X, p.Y, p.Z + g.FootHeight}
+	r := geom.RotZ(p.Yaw)
+	ankle := geom.Vec3{p.X, p.Y, p.Z + g.FootHeight}
 	hip := g.hip(s)
 	// The hip as seen from the ankle, in the foot frame.
 	v, l, in := g.reach(r.T().Apply(hip.Sub(ankle)))
@@ -223,12 +226,12 @@ func (g *Geometry) LegIK(s Side, p FootPose) (a LegAngles, ok bool) {
 	alphaF := math.Atan2(v[0], math.Hypot(v[1], v[2]))
 	a[AnklePitch] = alphaS - alphaF
 	// The thigh's rotation, then split into yaw-pitch, roll and pitch.
-	thigh := r.Mul(RotX(-a[AnkleRoll])).Mul(RotY(-(a[KneePitch] + a[AnklePitch])))
+	thigh := r.Mul(geom.RotX(-a[AnkleRoll])).Mul(geom.RotY(-(a[KneePitch] + a[AnklePitch])))
 	q := math.Pi / 4 * s.Sign()
-	m := RotX(-q).Mul(thigh) // = Rz(-h·sign)·Rx(roll - q)·Ry(pitch)
-	alpha := math.Atan2(-m[0][1], m[1][1])
-	beta := math.Atan2(m[2][1], math.Hypot(m[2][0], m[2][2]))
-	a[HipPitch] = math.Atan2(-m[2][0], m[2][2])
+	m := geom.RotX(-q).Mul(thigh) // = Rz(-h·sign)·Rx(roll - q)·Ry(pitch)
+	alpha := math.Atan2(-m[1], m[4])
+	beta := math.Atan2(m[7], math.Hypot(m[6], m[8]))
+	a[HipPitch] = math.Atan2(-m[6], m[8])
 	a[HipYawPitch] = -alpha * s.Sign()
 	a[HipRoll] = beta + q
 	return a, ok
@@ -254,7 +257,7 @@ func (g *Geometry) legIKFixed(s Side, p FootPose, h float64) (a LegAngles, yaw f
 	}
 	a[HipYawPitch] = h
 	ryp := hipYawPitchRot(s, h)
-	ankle := Vec3{p.X, p.Y, p.Z + g.FootHeight}
+	ankle := geom.Vec3{p.X, p.Y, p.Z + g.FootHeight}
 	// Hip to ankle in the frame behind the yaw-pitch joint.
 	d, l, in := g.reach(ryp.T().Apply(ankle.Sub(g.hip(s))))
 	ok = ok && in
@@ -264,14 +267,14 @@ func (g *Geometry) legIKFixed(s Side, p FootPose, h float64) (a LegAngles, yaw f
 	a[HipPitch] = math.Atan2(-d[0], math.Hypot(d[1], d[2])) - math.Atan2(g.Tibia*sk, g.Thigh+g.Tibia*ck)
 	// The sole must face the torso's z axis: n is that axis in the frame
 	// behind the hip roll.
-	r := ryp.Mul(RotX(a[HipRoll]))
-	n := Vec3{r[2][0], r[2][1], r[2][2]} // = rᵀ·(0, 0, 1)
+	r := ryp.Mul(geom.RotX(a[HipRoll]))
+	n := geom.Vec3{r[6], r[7], r[8]} // = rᵀ·(0, 0, 1)
 	a[AnkleRoll] = math.Asin(clamp1(-n[1]))
 	sum := math.Atan2(n[0], n[2]) // hip pitch + knee + ankle pitch
 	a[AnklePitch] = sum - a[HipPitch] - a[KneePitch]
 	// The foot's x axis: r·Ry(sum)·Rx(roll)·x = r·(cos sum, 0, -sin sum).
 	ss, cs := math.Sincos(sum)
-	fx := r.Apply(Vec3{cs, 0, -ss})
+	fx := r.Apply(geom.Vec3{cs, 0, -ss})
 	return a, math.Atan2(fx[1], fx[0]), ok
 }
 
@@ -312,7 +315,7 @@ func (g *Geometry) LegsIK(l, r FootPose) (legs Legs, torsoYaw float64, ok bool) 
 		var yl, yr float64
 		legs[Left], yl, _ = g.legIKFixed(Left, lt, h)
 		legs[Right], yr, _ = g.legIKFixed(Right, rt, h)
-		return WrapAngle(yl - lt.Yaw), WrapAngle(yr - rt.Yaw)
+		return geom.WrapAngle(yl - lt.Yaw), geom.WrapAngle(yr - rt.Yaw)
 	}
 	const eps, tol = 1e-6, 1e-10
 	el, er := residual(h, tau, &legs)

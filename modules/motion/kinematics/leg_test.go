@@ -6,6 +6,7 @@ import (
 
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/body"
+	"github.com/robotd/robotd/hal/geom"
 )
 
 const (
@@ -15,10 +16,10 @@ const (
 
 // poseErr returns the position error, the yaw error and the sole's tilt of
 // the achieved sole pose against the target.
-func poseErr(got Pose3, want FootPose) (pos, yaw, tilt float64) {
+func poseErr(got geom.Pose3, want FootPose) (pos, yaw, tilt float64) {
 	f, tilt := Flat(got)
 	pos = math.Sqrt((f.X-want.X)*(f.X-want.X) + (f.Y-want.Y)*(f.Y-want.Y) + (f.Z-want.Z)*(f.Z-want.Z))
-	return pos, math.Abs(WrapAngle(f.Yaw - want.Yaw)), tilt
+	return pos, math.Abs(geom.WrapAngle(f.Yaw - want.Yaw)), tilt
 }
 
 // grid calls f for feet over the workspace a walk and a kick use.
@@ -214,7 +215,7 @@ func TestIKClampsGracefully(t *testing.T) {
 	a, _ := g.LegIK(Left, p)
 	f := g.Frames(Left, &a)
 	hip, ankle := f.Thigh.P, f.Foot.P
-	want := Vec3{p.X, p.Y, p.Z + g.FootHeight}.Sub(hip)
+	want := geom.Vec3{p.X, p.Y, p.Z + g.FootHeight}.Sub(hip)
 	got := ankle.Sub(hip)
 	if d := got.Norm(); math.Abs(d-g.Thigh-g.Tibia) > 1e-6 {
 		t.Fatalf("reach %v, want %v", d, g.Thigh+g.Tibia)

@@ -55,6 +55,7 @@ import (
 
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/modules/motion/kinematics"
 	"github.com/robotd/robotd/msg"
 )
@@ -253,18 +254,18 @@ type Walk struct {
 	mode stepMode
 	// prevDelta and delta are the walk frame's motion over the previous
 	// and the current step, each in its own start frame.
-	prevDelta, delta Pose
+	prevDelta, delta geom.Pose2
 	phase            float64
 	support          kinematics.Side
 	// The current step, in the support foot's frame: the walk frame's start
 	// and end, the swing foot's start and landing spot.
-	bodyStart, bodyEnd, swingStart, swingEnd Pose
+	bodyStart, bodyEnd, swingStart, swingEnd geom.Pose2
 	// body is the last tick's walk frame in the support foot's frame.
-	body Pose
+	body geom.Pose2
 	// vel is the current step's planned velocity (per second).
-	vel Pose
+	vel geom.Pose2
 
-	target   Pose
+	target   geom.Pose2
 	lastReq  hal.Pose2
 	tracking bool
 	arrived  bool
@@ -299,13 +300,13 @@ func New(cfg Config, stance Stance, geom kinematics.Geometry) *Walk {
 // Reset puts the walk into the stance, not stepping, without any velocity.
 func (w *Walk) Reset() {
 	w.stepping, w.phase, w.mode = false, 0, stepping
-	w.prevDelta, w.delta = Pose{}, Pose{}
+	w.prevDelta, w.delta = geom.Pose2{}, geom.Pose2{}
 	w.support = kinematics.Right
 	w.swingStart = w.nominalSwing(w.support)
 	w.swingEnd = w.swingStart
-	w.body = mid(Pose{}, w.swingStart)
+	w.body = mid(geom.Pose2{}, w.swingStart)
 	w.bodyStart, w.bodyEnd = w.body, w.body
-	w.vel = Pose{}
+	w.vel = geom.Pose2{}
 	w.tracking, w.arrived = false, false
 	w.gyro = hal.Vec3{}
 	w.yawErr = 0
@@ -315,12 +316,12 @@ func (w *Walk) Reset() {
 func (w *Walk) Stepping() bool { return w.stepping }
 
 // nominalSwing is where the swing foot stands beside the support foot.
-func (w *Walk) nominalSwing(support kinematics.Side) Pose {
-	return Pose{Y: -support.Sign() * w.stance.FootSeparation}
+func (w *Walk) nominalSwing(support kinematics.Side) geom.Pose2 {
+	return geom.Pose2{Y: -support.Sign() * w.stance.FootSeparation}
 }
 
 // mid is the pose halfway between two poses.
-func mid(a, b Pose) Pose { return lerp(a, b, 0.5) }
+func mid(a, b geom.Pose2) geom.Pose2 { return a.Lerp(b, 0.5) }
 
 func (w *Walk) period() float64 {
 	if t := w.cfg.StepPeriod.D().Seconds(); t > 0.01 {
@@ -345,7 +346,7 @@ func (w *Walk) Step(dt float64, in *Input, out *hal.JointCommand) Status {
 			prev = w.finishStep(prev)
 			w.plan(cmd)
 		}
-	} else if cmd != (Pose{}) {
+	} else if cmd != (geom.Pose2{}) {
 		w.start(cmd)
 		prev = w.body
 	}
@@ -358,7 +359,7 @@ func (w *Walk) Step(dt float64, in *Input, out *hal.JointCommand) Status {
 		w.target = odo.Inv().Mul(w.target)
 	}
 	return Status{
-		Odometry:  odo.Hal(),
+		Odometry:  hal.Pose2Of(odo),
 		Stepping:  w.stepping,
 		Support:   w.support,
 		Phase:     w.phase,
@@ -413,50 +414,50 @@ func finite3(v hal.Vec3) bool {
 
 // command turns the request into the desired velocity (per second), within
 // the speed limits; zero when the walk should stop.
-func (w *Walk) command(in *Input) Pose {
+func (w *Walk) command(in *Input) geom.Pose2 {
 	w.arrived = false
 	if !in.Walk {
 		w.tracking = false
-		return Pose{}
+		return geom.Pose2{}
 	}
 	r := &in.Request
-	var v Pose
+	var v geom.Pose2
 	if r.ToTarget {
 		if !w.tracking || r.Target != w.lastReq {
-			w.target = Pose{X: float64(r.Target.X), Y: float64(r.Target.Y), H: kinematics.WrapAngle(float64(r.Target.Heading))}
+			w.target = geom.Pose2{X: float64(r.Target.X), Y: float64(r.Target.Y), H: geom.WrapAngle(float64(r.Target.Heading))}
 			w.lastReq, w.tracking = r.Target, true
 		}
 		v = w.toTarget()
 	} else {
 		w.tracking = false
-		v = Pose{X: float64(r.Forward), Y: float64(r.Left), H: float64(r.Turn)}
+		v = geom.Pose2{X: float64(r.Forward), Y: float64(r.Left), H: float64(r.Turn)}
 	}
 	return w.limit(v)
 }
 
 // toTarget is the proportional step planner.
-func (w *Walk) toTarget() Pose {
+func (w *Walk) toTarget() geom.Pose2 {
 	t, c := w.target, &w.cfg.Target
 	if !finite3(hal.Vec3{X: t.X, Y: t.Y, Z: t.H}) {
-		return Pose{}
+		return geom.Pose2{}
 	}
 	d := math.Hypot(t.X, t.Y)
 	if d < c.Tolerance && math.Abs(t.H) < float64(c.AngleTolerance) {
 		w.arrived = true
-		return Pose{}
+		return geom.Pose2{}
 	}
 	if d > c.FaceDistance {
 		face := math.Atan2(t.Y, t.X)
-		return Pose{X: c.Gain * d * max(0, math.Cos(face)), H: c.TurnGain * face}
+		return geom.Pose2{X: c.Gain * d * max(0, math.Cos(face)), H: c.TurnGain * face}
 	}
-	return Pose{X: c.Gain * t.X, Y: c.Gain * t.Y, H: c.TurnGain * t.H}
+	return geom.Pose2{X: c.Gain * t.X, Y: c.Gain * t.Y, H: c.TurnGain * t.H}
 }
 
 // limit clamps a velocity to the configured maxima, scaling all three
 // components together when their combination is too fast.
-func (w *Walk) limit(v Pose) Pose {
+func (w *Walk) limit(v geom.Pose2) geom.Pose2 {
 	if !finite3(hal.Vec3{X: v.X, Y: v.Y, Z: v.H}) {
-		return Pose{}
+		return geom.Pose2{}
 	}
 	mx := float64(w.cfg.MaxForward)
 	if v.X < 0 {
@@ -481,20 +482,20 @@ func (w *Walk) limit(v Pose) Pose {
 	}
 	if n > 1 {
 		s := 1 / math.Sqrt(n)
-		v = Pose{X: v.X * s, Y: v.Y * s, H: v.H * s}
+		v = geom.Pose2{X: v.X * s, Y: v.Y * s, H: v.H * s}
 	}
 	return v
 }
 
 // accelerate moves the step velocity towards cmd within one step's worth of
 // the acceleration limits.
-func (w *Walk) accelerate(cmd Pose) Pose {
+func (w *Walk) accelerate(cmd geom.Pose2) geom.Pose2 {
 	t := w.period()
 	step := func(cur, want, acc float64) float64 {
 		d := acc * t
 		return cur + min(max(want-cur, -d), d)
 	}
-	return Pose{
+	return geom.Pose2{
 		X: step(w.vel.X, cmd.X, float64(w.cfg.AccForward)),
 		Y: step(w.vel.Y, cmd.Y, float64(w.cfg.AccLeft)),
 		H: step(w.vel.H, cmd.H, w.cfg.AccTurn),
@@ -518,7 +519,7 @@ const (
 // start begins stepping from the stance: a weight shift onto the foot
 // that is not to move first (the one away from the side the robot is to
 // move or turn to), then steps.
-func (w *Walk) start(cmd Pose) {
+func (w *Walk) start(cmd geom.Pose2) {
 	swing := kinematics.Left
 	if cmd.Y < 0 || (cmd.Y == 0 && cmd.H < 0) {
 		swing = kinematics.Right
@@ -528,7 +529,7 @@ func (w *Walk) start(cmd Pose) {
 		w.switchSupport()
 	}
 	w.stepping, w.phase, w.mode = true, 0, shifting
-	w.vel = Pose{}
+	w.vel = geom.Pose2{}
 	w.still()
 }
 
@@ -536,7 +537,7 @@ func (w *Walk) start(cmd Pose) {
 func (w *Walk) still() {
 	w.bodyStart, w.bodyEnd = w.body, w.body
 	w.swingStart = w.swingEnd
-	w.prevDelta, w.delta = Pose{}, Pose{}
+	w.prevDelta, w.delta = geom.Pose2{}, geom.Pose2{}
 }
 
 // switchSupport makes the other foot the reference frame, without moving
@@ -551,7 +552,7 @@ func (w *Walk) switchSupport() {
 
 // finishStep ends the current step: the swing foot has landed and becomes
 // the support foot. prev (a pose in the old frame) is returned in the new.
-func (w *Walk) finishStep(prev Pose) Pose {
+func (w *Walk) finishStep(prev geom.Pose2) geom.Pose2 {
 	inv := w.swingEnd.Inv()
 	w.body = inv.Mul(w.bodyEnd)
 	w.bodyStart, w.bodyEnd = w.body, w.body
@@ -562,12 +563,12 @@ func (w *Walk) finishStep(prev Pose) Pose {
 
 // plan plans the step starting now (phase 0) towards the velocity cmd; or,
 // when the robot is to stop and has stopped, ends stepping.
-func (w *Walk) plan(cmd Pose) {
+func (w *Walk) plan(cmd geom.Pose2) {
 	if w.mode == settling {
 		// At rest again: stand, or start afresh.
 		w.stepping, w.phase = false, 0
 		w.bodyEnd, w.swingEnd = w.body, w.nominalSwing(w.support)
-		if cmd != (Pose{}) {
+		if cmd != (geom.Pose2{}) {
 			w.start(cmd)
 		}
 		return
@@ -575,7 +576,7 @@ func (w *Walk) plan(cmd Pose) {
 	w.bodyStart = w.body
 	w.swingStart = w.swingEnd
 	v := w.accelerate(cmd)
-	if cmd != (Pose{}) && w.cfg.Gyro.HeadingGain != 0 {
+	if cmd != (geom.Pose2{}) && w.cfg.Gyro.HeadingGain != 0 {
 		// Undo the turn the gyro measured and the plan did not make,
 		// within the turn limit.
 		mh := float64(w.cfg.MaxTurn)
@@ -589,7 +590,7 @@ func (w *Walk) plan(cmd Pose) {
 	const eps = 1e-9
 	stopped := math.Abs(w.vel.X) < eps && math.Abs(w.vel.Y) < eps && math.Abs(w.vel.H) < eps
 	if stopped {
-		w.vel = Pose{}
+		w.vel = geom.Pose2{}
 		nominal := w.nominalSwing(w.support)
 		d := w.swingStart.Inv().Mul(nominal)
 		if math.Hypot(d.X, d.Y) < 1e-4 && math.Abs(d.H) < 1e-3 {
@@ -612,7 +613,7 @@ func (w *Walk) plan(cmd Pose) {
 	// feet never cross nor turn their toes in.
 	t := w.period()
 	sup, side := w.support.Sign(), -w.support.Sign() // side: the swing foot's
-	s := Pose{X: -w.vel.X * t / 2, Y: sup * w.stance.FootSeparation / 2}
+	s := geom.Pose2{X: -w.vel.X * t / 2, Y: sup * w.stance.FootSeparation / 2}
 	if side*w.vel.Y > 0 {
 		s.Y -= w.vel.Y * t
 	}
@@ -620,7 +621,7 @@ func (w *Walk) plan(cmd Pose) {
 		s.H = -w.vel.H * t
 	}
 	w.bodyEnd = s.Inv()
-	w.swingEnd = w.bodyEnd.Mul(Pose{X: -s.X, Y: -s.Y, H: -s.H})
+	w.swingEnd = w.bodyEnd.Mul(geom.Pose2{X: -s.X, Y: -s.Y, H: -s.H})
 	w.prevDelta, w.delta = w.delta, w.bodyStart.Inv().Mul(w.bodyEnd)
 }
 
@@ -666,7 +667,7 @@ func trapezoid(s, r float64) float64 {
 }
 
 // bodyAt is the walk frame at phase ph of the current step.
-func (w *Walk) bodyAt(ph float64) Pose {
+func (w *Walk) bodyAt(ph float64) geom.Pose2 {
 	if !w.stepping {
 		return w.body
 	}
@@ -682,7 +683,7 @@ func (w *Walk) bodyAt(ph float64) Pose {
 	p, d := w.prevDelta, w.delta
 	c, sn := math.Cos(p.H), math.Sin(p.H)
 	px, py := c*p.X+sn*p.Y, -sn*p.X+c*p.Y
-	return w.bodyStart.Mul(Pose{
+	return w.bodyStart.Mul(geom.Pose2{
 		X: h10*px + (h01+h11)*d.X,
 		Y: h10*py + (h01+h11)*d.Y,
 		H: s * d.H,
@@ -690,7 +691,7 @@ func (w *Walk) bodyAt(ph float64) Pose {
 }
 
 // torsoAt is the torso's ground pose at phase ph, in the support frame.
-func (w *Walk) torsoAt(ph float64) Pose {
+func (w *Walk) torsoAt(ph float64) geom.Pose2 {
 	b := w.bodyAt(ph)
 	var sway float64
 	if w.stepping {
@@ -701,7 +702,7 @@ func (w *Walk) torsoAt(ph float64) Pose {
 		// into it from standing still.
 		sway = w.swayAt(b, ph)
 	}
-	return b.Mul(Pose{X: w.stance.TorsoOffsetX, Y: sway})
+	return b.Mul(geom.Pose2{X: w.stance.TorsoOffsetX, Y: sway})
 }
 
 // swayAt is the torso's sideways offset from the walk frame b at phase ph:
@@ -709,7 +710,7 @@ func (w *Walk) torsoAt(ph float64) Pose {
 // Config.Sway), leading the step by SwayLead. The weight shift from rest
 // eases into it, and the settling eases out of it, each along a cubic that
 // meets the sway's position and speed.
-func (w *Walk) swayAt(b Pose, ph float64) float64 {
+func (w *Walk) swayAt(b geom.Pose2, ph float64) float64 {
 	k, lead := w.cfg.Sway*w.swayGain, math.Pi*w.cfg.SwayLead
 	switch w.mode {
 	case shifting:
@@ -725,12 +726,12 @@ func (w *Walk) swayAt(b Pose, ph float64) float64 {
 }
 
 // swingAt is the swing foot's ground pose and lift at phase ph.
-func (w *Walk) swingAt(ph float64) (Pose, float64) {
+func (w *Walk) swingAt(ph float64) (geom.Pose2, float64) {
 	if !w.stepping {
 		return w.swingEnd, 0
 	}
 	u, lift := w.swingProgress(ph)
-	p := lerp(w.swingStart, w.swingEnd, u)
+	p := w.swingStart.Lerp(w.swingEnd, u)
 	// In the air the foot comes closer to the support foot (in the support
 	// foot's frame), which keeps the ankle roll within its limits at the
 	// height of the sway and the swing leg's mass nearer the support.

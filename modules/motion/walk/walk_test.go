@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/modules/motion/internal/plant"
 	"github.com/robotd/robotd/modules/motion/kinematics"
 	"github.com/robotd/robotd/msg"
@@ -27,12 +28,12 @@ type rig struct {
 	p     *plant.Plant
 	cmd   hal.JointCommand
 	in    Input
-	odo   Pose // integrated odometry
+	odo   geom.Pose2 // integrated odometry
 	ticks int
 	// steps records the support foot's world pose at every step start,
 	// from the walk's own plan.
-	steps      []Pose
-	supportW   Pose
+	steps      []geom.Pose2
+	supportW   geom.Pose2
 	lastPhase  float64
 	maxJointV  float64
 	unreachble int
@@ -67,7 +68,7 @@ func (r *rig) step() Status {
 	for j := range prev {
 		r.maxJointV = max(r.maxJointV, math.Abs(float64(r.cmd.Angle[j]-prev[j]))/dt)
 	}
-	r.odo = r.odo.Mul(Pose{float64(s.Odometry.X), float64(s.Odometry.Y), float64(s.Odometry.Heading)})
+	r.odo = r.odo.Mul(geom.Pose2{X: float64(s.Odometry.X), Y: float64(s.Odometry.Y), H: float64(s.Odometry.Heading)})
 	r.p.Step(&r.cmd, dt)
 	r.ticks++
 	return s
@@ -129,7 +130,7 @@ func TestWalkBalanced(t *testing.T) {
 				t.Errorf("%d ticks with an unreachable foot", r.unreachble)
 			}
 			x, y, h := r.p.Ground()
-			if d := math.Hypot(x-r.odo.X, y-r.odo.Y); d > 0.01 || math.Abs(kinematics.WrapAngle(h-r.odo.H)) > 0.01 {
+			if d := math.Hypot(x-r.odo.X, y-r.odo.Y); d > 0.01 || math.Abs(geom.WrapAngle(h-r.odo.H)) > 0.01 {
 				t.Errorf("odometry (%.3f, %.3f, %.3f), the feet are at (%.3f, %.3f, %.3f)", r.odo.X, r.odo.Y, r.odo.H, x, y, h)
 			}
 			// Stopped in the stance: the legs are the stance's.
@@ -173,7 +174,7 @@ func TestFootTrajectories(t *testing.T) {
 				continue // from the first full step on
 			}
 			tp := w.torsoAt(s.Phase)
-			torso := kinematics.Pose3{R: kinematics.RotZ(tp.H + w.torsoTurn), P: kinematics.Vec3{tp.X, tp.Y, height}}
+			torso := geom.Pose3{R: geom.RotZ(tp.H + w.torsoTurn), P: geom.Vec3{tp.X, tp.Y, height}}
 			legs := kinematics.LegsFrom(&cmd.Angle)
 			sup := torso.Mul(g.FK(s.Support, &legs[s.Support]))
 			sw := torso.Mul(g.FK(s.Support.Other(), &legs[s.Support.Other()]))
@@ -196,7 +197,7 @@ func TestFootTrajectories(t *testing.T) {
 				if u == 1 {
 					want = w.swingEnd
 				}
-				if math.Hypot(fs.X-want.X, fs.Y-want.Y) > 1e-3 || math.Abs(kinematics.WrapAngle(fs.Yaw-want.H)) > 0.5*math.Pi/180 {
+				if math.Hypot(fs.X-want.X, fs.Y-want.Y) > 1e-3 || math.Abs(geom.WrapAngle(fs.Yaw-want.H)) > 0.5*math.Pi/180 {
 					t.Fatalf("%+v tick %d: swing foot on the ground at %+v, want %+v", req, i, fs, want)
 				}
 			}
@@ -229,7 +230,7 @@ func TestSpeedFromFootPlacements(t *testing.T) {
 	for _, tc := range tests {
 		r := newRig(t, cfg, tc.req)
 		// Ground poses of the plant's feet midpoint at every support change.
-		var ground []Pose
+		var ground []geom.Pose2
 		sup := r.p.Support
 		for range 600 {
 			r.step()
@@ -239,7 +240,7 @@ func TestSpeedFromFootPlacements(t *testing.T) {
 			if r.p.Support != sup {
 				sup = r.p.Support
 				x, y, h := r.p.Ground()
-				ground = append(ground, Pose{x, y, h})
+				ground = append(ground, geom.Pose2{X: x, Y: y, H: h})
 			}
 		}
 		const n = 12 // steps measured, after 8 steps of acceleration
@@ -250,7 +251,7 @@ func TestSpeedFromFootPlacements(t *testing.T) {
 		want := [3]float64{float64(tc.req.Forward), float64(tc.req.Left), float64(tc.req.Turn)}
 		for _, src := range []struct {
 			name  string
-			poses []Pose
+			poses []geom.Pose2
 		}{{"planned footholds", r.steps}, {"plant's feet", ground}} {
 			a, b := src.poses[8], src.poses[8+n]
 			d := a.Inv().Mul(b) // in the first pose's frame
@@ -258,7 +259,7 @@ func TestSpeedFromFootPlacements(t *testing.T) {
 			if want[2] != 0 {
 				var turned float64 // summed step by step: more than π in all
 				for k := 8; k < 8+n; k++ {
-					turned += kinematics.WrapAngle(src.poses[k+1].H - src.poses[k].H)
+					turned += geom.WrapAngle(src.poses[k+1].H - src.poses[k].H)
 				}
 				got[2] = turned / (n * period)
 			} else {
@@ -288,7 +289,7 @@ func TestOdometryMatchesStepPlan(t *testing.T) {
 		w := New(cfg, DefaultStance(), g)
 		in := Input{Walk: true, Request: req}
 		var cmd hal.JointCommand
-		var odo, plan Pose
+		var odo, plan geom.Pose2
 		support := w.support
 		started := false
 		for i := 0; i < 1000; i++ {
@@ -301,12 +302,12 @@ func TestOdometryMatchesStepPlan(t *testing.T) {
 				plan = plan.Mul(w.bodyStart.Inv().Mul(w.bodyEnd))
 				started, support = true, s.Support
 			}
-			odo = odo.Mul(Pose{float64(s.Odometry.X), float64(s.Odometry.Y), float64(s.Odometry.Heading)})
+			odo = odo.Mul(geom.Pose2{X: float64(s.Odometry.X), Y: float64(s.Odometry.Y), H: float64(s.Odometry.Heading)})
 		}
 		if w.Stepping() {
 			t.Fatalf("%+v: still stepping", req)
 		}
-		if math.Hypot(odo.X-plan.X, odo.Y-plan.Y) > 1e-9 || math.Abs(kinematics.WrapAngle(odo.H-plan.H)) > 1e-9 {
+		if math.Hypot(odo.X-plan.X, odo.Y-plan.Y) > 1e-9 || math.Abs(geom.WrapAngle(odo.H-plan.H)) > 1e-9 {
 			t.Fatalf("%+v: odometry %+v, step plan %+v", req, odo, plan)
 		}
 		// And the plan is the command: 6 s at the commanded speed, less the
@@ -325,7 +326,7 @@ func TestAccelerationLimits(t *testing.T) {
 	w := New(cfg, DefaultStance(), kinematics.NAOv6())
 	var cmd hal.JointCommand
 	reqs := []msg.WalkRequest{{Forward: 1, Turn: 2}, {Forward: -1, Left: 1}, {Turn: -3}, {Forward: 0.3}}
-	prev := Pose{}
+	prev := geom.Pose2{}
 	period := w.period()
 	for i := range 1200 {
 		in := Input{Walk: true, Request: reqs[i/300]}
@@ -364,7 +365,7 @@ func TestWalkToTarget(t *testing.T) {
 			r.step()
 		}
 		x, y, h := r.p.Ground()
-		if math.Hypot(x-float64(target.X), y-float64(target.Y)) > 0.05 || math.Abs(kinematics.WrapAngle(h-float64(target.Heading))) > 0.15 {
+		if math.Hypot(x-float64(target.X), y-float64(target.Y)) > 0.05 || math.Abs(geom.WrapAngle(h-float64(target.Heading))) > 0.15 {
 			t.Fatalf("%+v: stopped at (%.3f, %.3f, %.3f)", target, x, y, h)
 		}
 		t.Logf("%+v: at (%.3f, %.3f, %.3f) after %.1f s", target, x, y, h, float64(r.ticks)*dt)

@@ -20,6 +20,7 @@ import (
 	"math"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 )
 
 // Posture is what the camera's pose depends on besides its model.
@@ -37,57 +38,10 @@ func PostureOf(f *hal.CameraFrame, hipHeight hal.Metres) Posture {
 	return Posture{HeadYaw: f.Joints[hal.HeadYaw], HeadPitch: f.Joints[hal.HeadPitch], Torso: f.Torso, HipHeight: hipHeight}
 }
 
-// Rotation is a rotation matrix, row-major.
-type Rotation [3][3]float64
-
-func (a Rotation) mul(b Rotation) Rotation {
-	var c Rotation
-	for i := range 3 {
-		for j := range 3 {
-			c[i][j] = a[i][0]*b[0][j] + a[i][1]*b[1][j] + a[i][2]*b[2][j]
-		}
-	}
-	return c
-}
-
-func (a Rotation) apply(v hal.Vec3) hal.Vec3 {
-	return hal.Vec3{
-		X: a[0][0]*v.X + a[0][1]*v.Y + a[0][2]*v.Z,
-		Y: a[1][0]*v.X + a[1][1]*v.Y + a[1][2]*v.Z,
-		Z: a[2][0]*v.X + a[2][1]*v.Y + a[2][2]*v.Z,
-	}
-}
-
-// applyT applies the transpose (the inverse rotation).
-func (a Rotation) applyT(v hal.Vec3) hal.Vec3 {
-	return hal.Vec3{
-		X: a[0][0]*v.X + a[1][0]*v.Y + a[2][0]*v.Z,
-		Y: a[0][1]*v.X + a[1][1]*v.Y + a[2][1]*v.Z,
-		Z: a[0][2]*v.X + a[1][2]*v.Y + a[2][2]*v.Z,
-	}
-}
-
-func rotX(a hal.Radians) Rotation {
-	s, c := math.Sincos(float64(a))
-	return Rotation{{1, 0, 0}, {0, c, -s}, {0, s, c}}
-}
-
-func rotY(a hal.Radians) Rotation {
-	s, c := math.Sincos(float64(a))
-	return Rotation{{c, 0, s}, {0, 1, 0}, {-s, 0, c}}
-}
-
-func rotZ(a hal.Radians) Rotation {
-	s, c := math.Sincos(float64(a))
-	return Rotation{{c, -s, 0}, {s, c, 0}, {0, 0, 1}}
-}
-
-func add(a, b hal.Vec3) hal.Vec3 { return hal.Vec3{X: a.X + b.X, Y: a.Y + b.Y, Z: a.Z + b.Z} }
-
 // Matrix is one camera's pose in the robot frame with its intrinsics.
 type Matrix struct {
 	// Rot turns camera-frame vectors into robot-frame ones.
-	Rot Rotation
+	Rot geom.Mat3
 	// Pos is the camera's optical centre in the robot frame.
 	Pos hal.Vec3
 	In  hal.Intrinsics
@@ -95,12 +49,12 @@ type Matrix struct {
 
 // New returns the camera matrix of the camera info describes, in posture p.
 func New(info hal.CameraInfo, p Posture) Matrix {
-	torso := rotX(p.Torso.Roll).mul(rotY(p.Torso.Pitch))
-	head := torso.mul(rotZ(p.HeadYaw)).mul(rotY(p.HeadPitch))
+	torso := geom.RotX(float64(p.Torso.Roll)).Mul(geom.RotY(float64(p.Torso.Pitch)))
+	head := torso.Mul(geom.RotZ(float64(p.HeadYaw))).Mul(geom.RotY(float64(p.HeadPitch)))
 	mo := info.Mounting
-	rot := head.mul(rotZ(mo.Yaw)).mul(rotY(mo.Pitch)).mul(rotX(mo.Roll))
-	neck := add(hal.Vec3{Z: float64(p.HipHeight)}, torso.apply(hal.Vec3{Z: float64(info.NeckHeight)}))
-	return Matrix{Rot: rot, Pos: add(neck, head.apply(mo.Pos)), In: info.Intrinsics}
+	rot := head.Mul(geom.RotZ(float64(mo.Yaw))).Mul(geom.RotY(float64(mo.Pitch))).Mul(geom.RotX(float64(mo.Roll)))
+	neck := geom.Vec3{2: float64(p.HipHeight)}.Add(torso.Apply(geom.Vec3{2: float64(info.NeckHeight)}))
+	return Matrix{Rot: rot, Pos: hal.Vec3Of(neck.Add(head.Apply(mo.Pos.Geom()))), In: info.Intrinsics}
 }
 
 // FromFrame returns the camera matrix of the frame f, with the hip height
@@ -114,7 +68,7 @@ func (m *Matrix) Height() float64 { return m.Pos.Z }
 
 // Ray returns the direction, in the robot frame, of pixel (u, v).
 func (m *Matrix) Ray(u, v float64) hal.Vec3 {
-	return m.Rot.apply(hal.Vec3{X: 1, Y: -(u - m.In.CX) / m.In.FX, Z: -(v - m.In.CY) / m.In.FY})
+	return hal.Vec3Of(m.Rot.Apply(geom.Vec3{1, -(u - m.In.CX) / m.In.FX, -(v - m.In.CY) / m.In.FY}))
 }
 
 // minDown is the least downward slope of a ray that meets the ground:
@@ -137,11 +91,11 @@ func (m *Matrix) GroundToImage(x, y float64) (u, v float64, ok bool) {
 // PointToImage returns the pixel at which the robot-frame point p appears;
 // ok is false for a point behind the camera.
 func (m *Matrix) PointToImage(p hal.Vec3) (u, v float64, ok bool) {
-	c := m.Rot.applyT(hal.Vec3{X: p.X - m.Pos.X, Y: p.Y - m.Pos.Y, Z: p.Z - m.Pos.Z})
-	if c.X <= 1e-9 {
+	c := m.Rot.ApplyT(geom.Vec3{p.X - m.Pos.X, p.Y - m.Pos.Y, p.Z - m.Pos.Z})
+	if c[0] <= 1e-9 {
 		return 0, 0, false
 	}
-	return m.In.CX - m.In.FX*c.Y/c.X, m.In.CY - m.In.FY*c.Z/c.X, true
+	return m.In.CX - m.In.FX*c[1]/c[0], m.In.CY - m.In.FY*c[2]/c[0], true
 }
 
 // InImage reports whether pixel (u, v) lies within the image.
@@ -156,7 +110,7 @@ func (m *Matrix) InImage(u, v float64) bool {
 func (m *Matrix) HorizonY(u float64) float64 {
 	// The ray of (u, v) is level where row 2 of Rot dotted with
 	// (1, -(u-CX)/FX, -(v-CY)/FY) is 0.
-	r := m.Rot[2]
+	r := m.Rot.Row(2)
 	a := r[0] - r[1]*(u-m.In.CX)/m.In.FX
 	if math.Abs(r[2]) < 1e-12 {
 		if a < 0 {

@@ -12,6 +12,7 @@ import (
 	"math"
 
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/modules/motion/kinematics"
 )
 
@@ -42,13 +43,13 @@ type Plant struct {
 	// Support is the foot carrying the body; SupportPose its sole on the
 	// ground (world frame).
 	Support     kinematics.Side
-	SupportPose kinematics.Pose3
+	SupportPose geom.Pose3
 	// Torso is the torso's world pose.
-	Torso kinematics.Pose3
+	Torso geom.Pose3
 	// Soles are both soles' world poses.
-	Soles [2]kinematics.Pose3
+	Soles [2]geom.Pose3
 	// CoM is the centre of mass in the world.
-	CoM kinematics.Vec3
+	CoM geom.Vec3
 	// ZMP is the zero-moment point on the ground (x, y).
 	ZMP [2]float64
 	// Margin is the ZMP's distance inside the support polygon (negative
@@ -56,8 +57,8 @@ type Plant struct {
 	Margin, MinMargin float64
 	// The torso's smoothed velocity and acceleration, as the simulator
 	// filters them.
-	tv, ta  kinematics.Vec3
-	prevP   kinematics.Vec3
+	tv, ta  geom.Vec3
+	prevP   geom.Vec3
 	samples int
 	// Double is true when both feet are on the ground.
 	Double bool
@@ -82,7 +83,7 @@ func New(g kinematics.Geometry, a [hal.NumJoints]hal.Radians) *Plant {
 	// The torso above the feet's midpoint, feet on the ground.
 	mx, my := (l.P[0]+r.P[0])/2, (l.P[1]+r.P[1])/2
 	p.Support = kinematics.Right
-	p.SupportPose = kinematics.Pose3{R: kinematics.RotZ(r.R.Yaw()), P: kinematics.Vec3{r.P[0] - mx, r.P[1] - my, 0}}
+	p.SupportPose = geom.Pose3{R: geom.RotZ(r.R.Yaw()), P: geom.Vec3{r.P[0] - mx, r.P[1] - my, 0}}
 	p.update(0)
 	p.MinMargin = math.Inf(1)
 	return p
@@ -110,7 +111,7 @@ func (p *Plant) Step(c *hal.JointCommand, dt float64) {
 func (p *Plant) update(dt float64) {
 	g := &p.Geom
 	legs := kinematics.LegsFrom(&p.Joints)
-	var sole [2]kinematics.Pose3
+	var sole [2]geom.Pose3
 	for s := range 2 {
 		sole[s] = g.FK(kinematics.Side(s), &legs[s])
 	}
@@ -127,7 +128,7 @@ func (p *Plant) update(dt float64) {
 			was = other
 		}
 		p.Support = o
-		p.SupportPose = kinematics.Pose3{R: kinematics.RotZ(was.R.Yaw()), P: kinematics.Vec3{was.P[0], was.P[1], 0}}
+		p.SupportPose = geom.Pose3{R: geom.RotZ(was.R.Yaw()), P: geom.Vec3{was.P[0], was.P[1], 0}}
 		p.Torso = p.SupportPose.Mul(sole[o].Inv())
 		p.Switches++
 	}
@@ -137,11 +138,11 @@ func (p *Plant) update(dt float64) {
 	if dt > 0 {
 		// Rotation rate from the change of orientation, in the torso frame.
 		d := prev.T().Mul(p.Torso.R)
-		p.Gyro = hal.Vec3{X: (d[2][1] - d[1][2]) / 2 / dt, Y: (d[0][2] - d[2][0]) / 2 / dt, Z: (d[1][0] - d[0][1]) / 2 / dt}
+		p.Gyro = hal.Vec3{X: (d[7] - d[5]) / 2 / dt, Y: (d[2] - d[6]) / 2 / dt, Z: (d[3] - d[1]) / 2 / dt}
 	}
 	p.CoM = p.Torso.Apply(g.CoM(&p.Joints))
 	if dt > 0 {
-		var v kinematics.Vec3
+		var v geom.Vec3
 		for i := range v {
 			v[i] = 0.5*p.tv[i] + 0.5*(p.Torso.P[i]-p.prevP[i])/dt
 		}
@@ -177,7 +178,7 @@ func (p *Plant) margin() float64 {
 		}
 		f := p.Soles[s]
 		for _, c := range [4][2]float64{{p.Foot.Back, -p.Foot.Half}, {p.Foot.Front, -p.Foot.Half}, {p.Foot.Front, p.Foot.Half}, {p.Foot.Back, p.Foot.Half}} {
-			w := f.Apply(kinematics.Vec3{c[0], c[1], 0})
+			w := f.Apply(geom.Vec3{c[0], c[1], 0})
 			pts[n] = [2]float64{w[0], w[1]}
 			n++
 		}
@@ -242,5 +243,5 @@ func (p *Plant) Heading() float64 { return p.Torso.R.Yaw() }
 func (p *Plant) Ground() (x, y, h float64) {
 	l, r := p.Soles[kinematics.Left], p.Soles[kinematics.Right]
 	hl, hr := l.R.Yaw(), r.R.Yaw()
-	return (l.P[0] + r.P[0]) / 2, (l.P[1] + r.P[1]) / 2, hr + kinematics.WrapAngle(hl-hr)/2
+	return (l.P[0] + r.P[0]) / 2, (l.P[1] + r.P[1]) / 2, hr + geom.WrapAngle(hl-hr)/2
 }

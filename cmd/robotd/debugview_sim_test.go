@@ -67,6 +67,7 @@ func TestDebugPageInChromium(t *testing.T) {
 	cfg.identify()
 	cfg.Metrics.Addr = "127.0.0.1:0"
 	cfg.Sim.Mode = "embedded"
+	cfg.Sim.Embedded.Physics = testPhysics()
 	cfg.Sim.Port, cfg.Sim.Embedded.MonitorPort = freePort(t), freePort(t)
 	cfg.Record.Enabled, cfg.Record.Dir = true, t.TempDir()
 	for _, e := range []string{debugview.SearchEntry, msg.RoleKey.Name(), msg.PathKey.Name()} {

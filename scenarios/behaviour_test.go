@@ -1,3 +1,8 @@
+//go:build !ode
+
+// The kinematic world: perception and behaviour scenarios (the motion
+// scenarios, motion_test.go, run in the physics mode, with -tags ode).
+
 package scenarios
 
 import (

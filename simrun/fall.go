@@ -67,6 +67,12 @@ type fallDevice struct {
 	until time.Duration
 	now   time.Duration
 	cmd   hal.JointCommand
+	// planned is a fall to start plannedAt after the first connected
+	// tick (at connAt); FallNone once started.
+	planned   Fall
+	plannedAt time.Duration
+	connAt    time.Duration
+	connected bool
 }
 
 func (d *fallDevice) Next(ctx context.Context) (hal.Tick, error) {
@@ -75,6 +81,13 @@ func (d *fallDevice) Next(ctx context.Context) (hal.Tick, error) {
 		return t, err
 	}
 	d.now = t.Time
+	if t.Connected && !d.connected {
+		d.connAt, d.connected = t.Time, true
+	}
+	if d.planned != FallNone && d.connected && t.Time-d.connAt >= d.plannedAt {
+		d.req.Store(uint32(d.planned))
+		d.planned = FallNone
+	}
 	if f := Fall(d.req.Swap(0)); f != FallNone && t.Connected {
 		d.fall, d.until = f, t.Time+fallDuration
 	} else if f != FallNone {

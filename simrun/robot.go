@@ -48,6 +48,12 @@ type RobotConfig struct {
 	// server's first messages: for a caller that holds the server's
 	// stepping itself.
 	NoConnectWait bool
+	// LayDown, if not FallNone, lays the robot down (see Robot.LayDown)
+	// in its first tick at least LayDownAt after it connected: in
+	// simulation time, so that a run in sync mode repeats exactly, as a
+	// LayDown called from another goroutine cannot promise.
+	LayDown   Fall
+	LayDownAt time.Duration
 }
 
 // Robot is one in-process robotd on the simulator.
@@ -120,7 +126,7 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 	}
 	mc.Motion.Body = robot.KindOf(be)
 	board := blackboard.New()
-	r := &Robot{cfg: rc, board: board, backend: be, dev: &fallDevice{Backend: be}, done: make(chan error, 1)}
+	r := &Robot{cfg: rc, board: board, backend: be, dev: &fallDevice{Backend: be, planned: rc.LayDown, plannedAt: rc.LayDownAt}, done: make(chan error, 1)}
 	if rc.Observe != nil {
 		if err := rc.Observe(board); err != nil {
 			be.Close()

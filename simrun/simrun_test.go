@@ -3,13 +3,42 @@ package simrun
 import (
 	"context"
 	"math"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/robotd/robotd/backends/sim"
+	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/msg"
+	"github.com/robotd/robotd/runner"
 )
+
+// firstDown records the simulation time since the robot connected of the
+// first tick in which perception saw it not upright.
+type firstDown struct {
+	body *blackboard.Reader[msg.BodyState]
+	conn time.Duration
+	ok   bool
+	at   atomic.Int64
+}
+
+func (*firstDown) Name() string { return "down" }
+func (d *firstDown) Wire(b *blackboard.Board) (err error) {
+	d.body, err = blackboard.Read(b, d.Name(), msg.BodyStateKey)
+	return err
+}
+func (d *firstDown) Tick(t hal.Tick) error {
+	if !d.ok && t.Connected {
+		d.conn, d.ok = t.Time, true
+	}
+	b, _ := d.body.Get()
+	if d.ok && b.Fall != msg.Upright && d.at.Load() == 0 {
+		d.at.Store(int64(t.Time - d.conn))
+	}
+	return nil
+}
 
 func TestParseTarget(t *testing.T) {
 	cases := []struct {
@@ -137,6 +166,13 @@ func TestTrainerPlacesBallAndLaysDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A second robot falls on its back at a planned simulation time.
+	const layAt = 1500 * time.Millisecond
+	down := &firstDown{}
+	r2, err := w.AddRobot(RobotConfig{Team: "robotd", Player: 2, Beam: sim.Beam{X: -2, Y: 1, Deg: 0}, LayDown: FallBack, LayDownAt: layAt, Extra: []runner.Module{down}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	r.WaitFor(ctx, time.Second, func() bool { return false })
 	const bx, by = 1.5, 1.2
 	if err := w.Trainer().PlaceBall(bx, by, 0, 0); err != nil {
@@ -156,6 +192,16 @@ func TestTrainerPlacesBallAndLaysDown(t *testing.T) {
 	}
 	if st := w.Trainer().State(); st.PlayModeName != "" && st.PlayModeName != "PlayOn" {
 		t.Errorf("play mode %q after PlaceBall", st.PlayModeName)
+	}
+	if b, _ := r2.Body(); b.Fall != msg.FallenBack || r2.Elapsed() < layAt {
+		r2.WaitFor(ctx, 5*time.Second, func() bool { b, _ := r2.Body(); return b.Fall == msg.FallenBack })
+	}
+	if b, _ := r2.Body(); b.Fall != msg.FallenBack {
+		t.Errorf("robot 2 not lying on its back after its planned fall: %+v", b)
+	}
+	// The fall pose tips a standing robot over in under a second.
+	if at := time.Duration(down.at.Load()); at < layAt || at > layAt+time.Second {
+		t.Errorf("robot 2 was first seen down %v after it connected; its fall was planned at %v", at, layAt)
 	}
 	r.LayDown(true)
 	if _, err := r.WaitFor(ctx, 3*time.Second, func() bool { b, _ := r.Body(); return b.Fall == msg.FallenFront }); err != nil {

@@ -136,8 +136,8 @@ func TestSimDaemonStartsServesAndStopsSafely(t *testing.T) {
 	}
 }
 
-// simBinary builds the sim daemon (the README's run command) once per
-// test binary.
+// simBinary builds the sim daemon (the README's run command, with the
+// physics mode: -tags sim,ode) once per test binary.
 func simBinary(t *testing.T) string {
 	t.Helper()
 	simBuild.once.Do(func() {
@@ -147,9 +147,11 @@ func simBinary(t *testing.T) string {
 			return
 		}
 		simBuild.path = filepath.Join(dir, "robotd")
-		out, err := exec.Command("go", "build", "-tags", "sim", "-o", simBuild.path, ".").CombinedOutput()
+		// With the physics mode (cgo and libode, which scripts/test
+		// installs): the kick-off is played in it.
+		out, err := exec.Command("go", "build", "-tags", "sim,ode", "-o", simBuild.path, ".").CombinedOutput()
 		if err != nil {
-			simBuild.err = fmt.Errorf("go build -tags sim: %w\n%s", err, out)
+			simBuild.err = fmt.Errorf("go build -tags sim,ode: %w\n%s", err, out)
 		}
 	})
 	if simBuild.err != nil {
@@ -172,8 +174,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// TestMainJobPlaysAKickOff runs the README's run command as it is, on the
-// embedded simulator in sync mode (the same game as in real time, only
+// TestMainJobPlaysAKickOff runs the README's run command on the embedded
+// simulator's physics mode (ODE: the walk and the kick work or fail as on
+// the real server) in sync mode (the same game as in real time, only
 // faster) for 60 s of simulation time, recording every tick: its first
 // line says where the debug page is; the simulated GameController takes
 // the robot through READY, SET and PLAYING; and the robot kicks the ball
@@ -187,7 +190,7 @@ func TestMainJobPlaysAKickOff(t *testing.T) {
 	}
 	bin := simBinary(t)
 	rec := t.TempDir()
-	cmd := exec.Command(bin, "-metrics-addr", "127.0.0.1:0", "-set", "sim.embedded.sync=true", "-set", "runner.stop_after=60s",
+	cmd := exec.Command(bin, "-metrics-addr", "127.0.0.1:0", "-set", "sim.embedded.sync=true", "-set", "sim.embedded.physics=ode", "-set", "runner.stop_after=60s",
 		"-set", "record.enabled=true", "-set", "record.dir="+rec, "-set", "record.queue=7000",
 		"-set", "sim.port="+strconv.Itoa(freePort(t)), "-set", "sim.embedded.monitor_port="+strconv.Itoa(freePort(t)))
 	var stderr strings.Builder

@@ -32,6 +32,7 @@ func TestReplaySimRun(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Metrics.Addr = "127.0.0.1:0"
 	cfg.Sim.Mode = "embedded"
+	cfg.Sim.Embedded.Physics = testPhysics()
 	cfg.Sim.Port, cfg.Sim.Embedded.MonitorPort = freePort(t), freePort(t)
 	cfg.Sim.Embedded.Sync = true
 	cfg.GameController.Listen = "127.0.0.1:0"

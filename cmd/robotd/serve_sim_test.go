@@ -19,6 +19,7 @@ func TestServeLeavesNoGoroutines(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Metrics.Addr = "127.0.0.1:0"
 	cfg.Sim.Mode = "embedded"
+	cfg.Sim.Embedded.Physics = testPhysics()
 	cfg.Sim.Port, cfg.Sim.Embedded.MonitorPort = freePort(t), freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/geom"
-	"github.com/robotd/robotd/modules/motion/internal/plant"
 	"github.com/robotd/robotd/modules/motion/kinematics"
 )
 
@@ -220,14 +219,13 @@ func TestPlayer(t *testing.T) {
 	}
 }
 
-// kickRun plays a kick from the stand pose on the kinematic plant.
+// kickRun is a kick played from the stand pose: the kicking sole's path
+// relative to the support sole, from the commanded legs' forward
+// kinematics.
 type kickRun struct {
-	margin     float64
-	fell       bool
-	lift       float64 // highest kicking sole, relative to the support sole
-	speed      float64 // fastest kicking sole (commanded), m/s
-	dir        float64 // its direction relative to the support foot
-	supportMov float64 // how far the support foot moved on the ground
+	lift  float64 // highest kicking sole, relative to the support sole
+	speed float64 // fastest kicking sole (commanded), m/s
+	dir   float64 // its direction relative to the support foot
 }
 
 func playKick(t *testing.T, foot kinematics.Side, dir float64) kickRun {
@@ -243,15 +241,12 @@ func playKick(t *testing.T, foot kinematics.Side, dir float64) kickRun {
 	}
 	g := cfg.Geometry()
 	stand := cfg.StandPose
-	p := plant.New(g, stand)
-	p.Delay, p.MaxSpeed = 2, 351.77*math.Pi/180
 	var k kick
 	k.geom = g
 	k.Reset(kf, foot, dir, &stand, 1)
 	var out hal.JointCommand
 	var run kickRun
 	var prev geom.Pose3
-	sup0 := p.SupportPose
 	supportSide := foot.Other()
 	for i := 0; ; i++ {
 		done := k.Step(0.01, &out)
@@ -265,38 +260,28 @@ func playKick(t *testing.T, foot kinematics.Side, dir float64) kickRun {
 			}
 		}
 		prev = rel
-		p.Step(&out, 0.01)
-		if p.Support == supportSide && p.Switches > 0 {
-			run.supportMov = max(run.supportMov, math.Hypot(p.SupportPose.P[0]-sup0.P[0], p.SupportPose.P[1]-sup0.P[1]))
-		}
-		if p.Fallen {
-			run.fell = true
-		}
 		if done || i > 1000 {
 			break
 		}
 	}
-	run.margin = p.MinMargin
 	return run
 }
 
-// TestKicksBalanced: on the kinematic plant both kicks, straight and turned,
-// keep the centre of mass over the support foot, lift the kicking foot and
-// swing it forward fast in the requested direction.
-func TestKicksBalanced(t *testing.T) {
+// TestKickSwings: both kicks, straight and turned, lift the kicking foot
+// and swing it forward fast in the requested direction. (Whether the robot
+// stays up and where the ball goes is the physics-mode scenario's,
+// TestKick.)
+func TestKickSwings(t *testing.T) {
 	for _, foot := range []kinematics.Side{kinematics.Left, kinematics.Right} {
 		for _, dir := range []float64{0, 0.4, -0.4} {
 			r := playKick(t, foot, dir)
-			if r.fell || r.margin < 0.005 {
-				t.Errorf("%v kick towards %.1f: fell %v, CoM margin %.1f mm", foot, dir, r.fell, r.margin*1000)
-			}
 			if r.lift < 0.025 || r.speed < 1.0 {
 				t.Errorf("%v kick towards %.1f: foot lifted %.3f m, fastest %.2f m/s", foot, dir, r.lift, r.speed)
 			}
 			if math.Abs(geom.WrapAngle(r.dir-dir)) > 0.05 {
 				t.Errorf("%v kick towards %.1f: foot moves fastest towards %.3f", foot, dir, r.dir)
 			}
-			t.Logf("%v kick towards %+.1f: CoM margin %.1f mm, lift %.3f m, foot speed %.2f m/s towards %+.3f", foot, dir, r.margin*1000, r.lift, r.speed, r.dir)
+			t.Logf("%v kick towards %+.1f: lift %.3f m, foot speed %.2f m/s towards %+.3f", foot, dir, r.lift, r.speed, r.dir)
 		}
 	}
 }

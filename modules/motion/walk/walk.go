@@ -101,7 +101,7 @@ func (s Stance) Legs(g *kinematics.Geometry) kinematics.Legs {
 // On a kinematic simulator, where the torso's tilt follows the ankles
 // without any dynamics, the loop has no physics to damp and becomes
 // unstable at gains of a few hundredths (with the 20 ms filter and two
-// ticks of delay, 0.05 oscillates in the tests' plant, 0.02 does not); the
+// ticks of delay, 0.05 oscillates on such a simulator, 0.02 does not); the
 // defaults stay well below that. A real NAO tolerates larger gains.
 type GyroConfig struct {
 	// Filter is the time constant of the gyro's first-order low-pass.

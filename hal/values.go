@@ -240,6 +240,10 @@ type GroundTruth struct {
 	HeadHeight Metres
 	Ball       Vec2
 	BallValid  bool
+	// ServerTime is the simulator's own clock as it last reported it (s;
+	// a SimSpark server's "(time (now t))", a float32 sent with two
+	// decimals), 0 if it reports none.
+	ServerTime float64
 }
 
 // GamePhase is the SPL game state.

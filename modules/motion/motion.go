@@ -379,6 +379,16 @@ func (m *Module) fall() msg.Fall {
 	return msg.FallenLeft
 }
 
+// torsoPitch returns the torso's pitch: perception's body state's, else
+// the body angles'.
+func (m *Module) torsoPitch() (hal.Radians, bool) {
+	if bs, meta := m.body.Get(); meta.Valid() {
+		return bs.Angles.Pitch, true
+	}
+	a, meta := m.angles.Get()
+	return a.Pitch, meta.Valid()
+}
+
 // lyingOnFront chooses the get-up for a fall: front for a forward fall,
 // back for a backward one, and by the sign of the pitch for a sideways one.
 func (m *Module) lyingOnFront(f msg.Fall) bool {
@@ -471,6 +481,7 @@ func (m *Module) Tick(t hal.Tick) error {
 			st.Interruptible = false
 		}
 	case msg.MotionGetUp:
+		m.player.SetPitch(m.torsoPitch())
 		if m.player.Step(dt, &m.cmd) {
 			m.active, m.settled = msg.MotionStand, false
 		} else {

@@ -581,7 +581,7 @@ func headScan(ctx context.Context, o *options) error {
 		// from its second message) or 0.02.
 		peak, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
 		var peakAt time.Duration
-		var swept, sweptFor float64 // where |yaw| < 70°: the scan's steady part
+		var swept, sweptFor, sweptTicks float64 // where |yaw| < 70°: the scan's steady part
 		const steady = 70 * math.Pi / 180
 		for i := 1; i < len(data); i++ {
 			y, y0 := float64(data[i].joints.Angle[hal.HeadYaw]), float64(data[i-1].joints.Angle[hal.HeadYaw])
@@ -593,6 +593,7 @@ func headScan(ctx context.Context, o *options) error {
 			if math.Abs(y) < steady && math.Abs(y0) < steady {
 				swept += math.Abs(y - y0)
 				sweptFor += dt
+				sweptTicks += (data[i].t - data[i-1].t).Seconds()
 			}
 			if dt == 0 {
 				continue
@@ -601,12 +602,14 @@ func headScan(ctx context.Context, o *options) error {
 				peak, peakAt = v, data[i].t
 			}
 		}
-		mean := 0.0
+		mean, perCycle := 0.0, 0.0
 		if sweptFor > 0 {
-			mean = swept / sweptFor
+			mean, perCycle = swept/sweptFor, swept/sweptTicks
 		}
-		fmt.Fprintf(o.out, "head scan (%.2f rad/s asked): peak yaw speed %.2f rad/s at %.2f s, %.2f rad/s within ±70°, swept %.1f° … %.1f° (server clock %.2f … %.2f s)\n",
-			float64(motion.DefaultHeadConfig().ScanSpeed), peak, peakAt.Seconds(), mean, lo*180/math.Pi, hi*180/math.Pi, data[0].gt.ServerTime, data[len(data)-1].gt.ServerTime)
+		// Beyond 2^15 s the server's float32 clock adds 3 ULPs (11.7 ms)
+		// per 10 ms physics step; robotd's tick time counts the steps.
+		fmt.Fprintf(o.out, "head scan (%.2f rad/s asked): peak yaw speed %.2f rad/s at %.2f s; within ±70° %.2f rad/s on the server's clock, %.2f rad/s per cycle (one a message); swept %.1f° … %.1f° (server clock %.2f … %.2f s)\n",
+			float64(motion.DefaultHeadConfig().ScanSpeed), peak, peakAt.Seconds(), mean, perCycle, lo*180/math.Pi, hi*180/math.Pi, data[0].gt.ServerTime, data[len(data)-1].gt.ServerTime)
 	}
 	return nil
 }

@@ -193,7 +193,8 @@ func (tb *TimeBase) offset(sim, t time.Duration) time.Duration {
 
 // Fix sets the offset from server time to tick time before any robot
 // connects: for a server whose clock starts with the run (an embedded
-// simulator), 0 makes tick time the server's time.
+// simulator, whose clock is exact), 0 starts every robot at the server's
+// time, and counting cycles keeps it there.
 func (tb *TimeBase) Fix(off time.Duration) {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()

@@ -12,6 +12,10 @@ type Tick struct {
 	Time time.Duration
 	// Period is the nominal cycle length (10 ms SimSpark SPL, 12 ms LoLA).
 	Period time.Duration
+	// Step, if not 0, is how much the world moved on since the last tick
+	// when that is not Time's difference: a simulator's message is one
+	// physics step however its clock reads. 0 means Time's difference.
+	Step time.Duration
 	// Connected is false while the hardware (or simulator) is unreachable.
 	// The backend keeps pacing ticks then, so modules see the outage; all
 	// sensor values keep their last known state.

@@ -24,6 +24,13 @@ var ErrClosed = errors.New("sim: backend closed")
 // errSilent marks a server that stopped sending.
 var errSilent = errors.New("server silent")
 
+// maxSimStep is the largest step of the server's clock between two
+// messages on one connection that counts as time passing; a larger step,
+// or one backwards, is a jump that tick time does not follow. A server
+// sends one message per cycle (10 or 20 ms), so 1 s only allows for
+// messages the server skipped.
+const maxSimStep = time.Second
+
 // Reply number format: 4 decimals is 0.1 mrad/s for velocities, 0.1 mm for
 // beam coordinates.
 var replyFormat = simspark.Format{Decimals: 4}
@@ -98,6 +105,7 @@ type Backend struct {
 	base     *TimeBase // shared with the other robots on the server, or nil
 	seq      uint64
 	last     time.Duration // Time of the last tick
+	offset   time.Duration // connected: tick time = sim time + offset
 	lastWall time.Time     // when the last tick was returned
 	timer    *time.Timer
 
@@ -162,13 +170,11 @@ func New(cfg Config, log *slog.Logger) (*Backend, error) {
 }
 
 // TimeBase gives the robots on one server one clock: the first robot to
-// connect sets tick time = server time + offset at its first message,
-// going on from its own last tick at the next whole second, and every
-// robot that connects later starts at its server time + the same offset
+// connect sets tick time = server time + offset, going on from its own
+// last tick at the next whole second, and every robot that connects later uses the same offset
 // unless that would take its own clock backwards (then it keeps its own:
-// a server that restarted at 0 sets a new offset that way). From there on
-// each robot counts cycles. Safe for concurrent use; its zero value is
-// ready.
+// a server that restarted at 0 sets a new offset that way). Safe for
+// concurrent use; its zero value is ready.
 type TimeBase struct {
 	mu  sync.Mutex
 	set bool
@@ -193,8 +199,7 @@ func (tb *TimeBase) offset(sim, t time.Duration) time.Duration {
 
 // Fix sets the offset from server time to tick time before any robot
 // connects: for a server whose clock starts with the run (an embedded
-// simulator, whose clock is exact), 0 starts every robot at the server's
-// time, and counting cycles keeps it there.
+// simulator), 0 makes tick time the server's time.
 func (tb *TimeBase) Fix(off time.Duration) {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
@@ -300,9 +305,9 @@ func (b *Backend) emit(ctx context.Context, ev event) bool {
 }
 
 // Next implements hal.Clock. While the server runs it returns when the next
-// perceptor message has arrived (Connected true, Time one cycle on). While
-// the server is unreachable, still handshaking, or silent for more than
-// ReadTimeout, it returns a tick one nominal period after the previous one
+// perceptor message has arrived (Connected true, Time the sim time, Step one
+// cycle). While the server is unreachable, still handshaking, or silent for
+// more than ReadTimeout, it returns a tick one nominal period after the previous one
 // (Connected false; sensor values keep their last state). A server silent
 // for DeadTimeout is given up and dialled again. Time never runs
 // backwards, also across reconnects.
@@ -481,25 +486,40 @@ func (b *Backend) connectedTick() hal.Tick {
 	if cycle <= 0 {
 		cycle = b.period
 	}
-	// One message is one cycle: a server sends one per physics step (in
-	// sync mode it waits for every agent's (syn) first), so tick time
-	// counts messages. The server's clock only places a new connection's
-	// first tick: it is a float32 sent with two decimals, whose single
-	// steps read 0, 10 or 20 ms (see Adapter.measureCycle).
 	t := b.last + cycle
-	if st, ok := b.a.SimTime(); ok && first && b.base != nil {
-		// A new connection: its clock may be minutes ahead (a sync-mode
-		// server runs freely while no agent is connected) or start at 0
-		// (a restarted server). Tick time continues from the last tick,
-		// or, with a shared TimeBase, goes on the other robots' clock if
-		// that does not take it backwards.
+	if st, ok := b.a.SimTime(); ok {
 		sim := time.Duration(math.Round(st * float64(time.Second)))
-		t = sim + b.base.offset(sim, t)
+		if first {
+			// A new connection: its clock may be minutes ahead (a sync-mode
+			// server runs freely while no agent is connected) or start at 0
+			// (a restarted server). Tick time continues from the last tick,
+			// or, with a shared TimeBase, goes on the other robots' clock
+			// if that does not take it backwards.
+			b.offset = t - sim
+			if b.base != nil {
+				b.offset = b.base.offset(sim, t)
+			}
+		} else if d := sim + b.offset - b.last; d <= 0 || d > maxSimStep {
+			// The server's clock went backwards or leapt forwards on the
+			// same connection, or read the same time again (a float32
+			// clock beyond 4096 s, about every 43rd step): continue one
+			// cycle on.
+			if d != 0 {
+				b.log.Warn("the simulator's clock jumped; tick time continues", "addr", b.addr, "jump", d-cycle)
+			}
+			b.offset = t - sim
+		}
+		t = sim + b.offset
 	}
 	b.seq++
 	b.last, b.lastWall = t, time.Now()
 	b.lastMsg = b.lastWall
-	return hal.Tick{Seq: b.seq, Time: t, Period: cycle, Connected: true}
+	// Tick time follows the server's clock, which every robot on the
+	// server reads alike, so their clocks agree; but that clock is a
+	// float32 sent with two decimals, whose steps read 0, 10 or 20 ms (see
+	// Adapter.measureCycle) while every message is one physics step. Step
+	// says so.
+	return hal.Tick{Seq: b.seq, Time: t, Period: cycle, Step: cycle, Connected: true}
 }
 
 // idleTick is a tick without a message. Before the first message ever,

@@ -756,11 +756,13 @@ func float32Clock(t *testing.T, msgs [][]byte, start float32) ([][]byte, []strin
 	return out, steps
 }
 
-// TestClockCountsCyclesOfAFloat32Clock: a server's float32 clock, sent with
-// two decimals, reads steps of 0.02 s (from 256 s to 4096 s) or 0 s (beyond
-// 4096 s) now and then, while every message is one 10 ms physics step;
-// tick time and the measured cycle step by 10 ms at every message.
-func TestClockCountsCyclesOfAFloat32Clock(t *testing.T) {
+// TestStepOfAFloat32Clock: a server's float32 clock, sent with two
+// decimals, reads steps of 0.02 s (from 256 s to 4096 s) or 0 s (beyond
+// 4096 s) now and then, while every message is one 10 ms physics step:
+// every message's tick steps 10 ms and the measured cycle stays 10 ms,
+// while tick time follows the server's clock (which every robot on it
+// reads alike) forwards.
+func TestStepOfAFloat32Clock(t *testing.T) {
 	msgs := connectMessages(t)
 	for _, tc := range []struct {
 		name  string
@@ -785,18 +787,27 @@ func TestClockCountsCyclesOfAFloat32Clock(t *testing.T) {
 			defer b.Close()
 			s := &stepper{t: t, b: b}
 			prev := s.until("Connected", 10*time.Second, connected)
+			odd := 0
 			for range len(msgs) - 2 {
 				tk := s.step()
 				if !tk.Connected {
 					t.Fatalf("tick %+v: lost the server", tk)
 				}
-				if d := tk.Time - prev.Time; d != 10*time.Millisecond {
-					t.Fatalf("tick %+v after %+v: time stepped %v, want one cycle (10 ms); clock steps %v", tk, prev, d, steps)
+				if tk.Step != 10*time.Millisecond || tk.Period != 10*time.Millisecond {
+					t.Fatalf("tick %+v after %+v: want a step and period of one cycle (10 ms); clock steps %v", tk, prev, steps)
 				}
 				if c := b.Cycle(); math.Abs(c-0.01) > 1e-9 {
 					t.Fatalf("tick %+v: measured cycle %.4f s, want 0.0100", tk, c)
 				}
+				if d := tk.Time - prev.Time; d <= 0 || d > 20*time.Millisecond {
+					t.Fatalf("tick %+v after %+v: time stepped %v; clock steps %v", tk, prev, d, steps)
+				} else if d != 10*time.Millisecond {
+					odd++
+				}
 				prev = tk
+			}
+			if tc.odd == "0.02" && odd == 0 {
+				t.Errorf("tick time never followed the clock's 20 ms step %v", steps)
 			}
 		})
 	}

@@ -337,8 +337,10 @@ func Action(name string) (*Keyframes, error) {
 	return ParseKeyframes(name, data)
 }
 
-// dt returns the tick's length in seconds: the time since the last tick
-// when that is plausible, else the nominal period.
+// dt returns the tick's length in seconds: the tick's step if the backend
+// gives one (a simulator's message is one physics step whatever its clock
+// reads), else the time since the last tick when that is plausible, else
+// the nominal period.
 func (m *Module) dt(t hal.Tick) float64 {
 	p := t.Period
 	if p <= 0 {
@@ -346,6 +348,9 @@ func (m *Module) dt(t hal.Tick) float64 {
 	}
 	d := t.Time - m.lastTime
 	m.lastTime = t.Time
+	if t.Step > 0 && m.started {
+		return t.Step.Seconds()
+	}
 	if !m.started || d <= 0 || d > 4*p {
 		d = p
 	}

@@ -140,6 +140,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 // sample is one tick as the probe sees it.
 type sample struct {
 	t      time.Duration // since the robot connected
+	step   time.Duration // the tick's step (one physics step a message), or its time's difference
 	gt     hal.GroundTruth
 	body   msg.BodyState
 	motion msg.MotionState
@@ -193,7 +194,7 @@ func (s *script) Tick(t hal.Tick) error {
 		s.req.Set(msg.MotionRequest{Kind: msg.MotionStand})
 		return nil
 	}
-	sm := sample{t: t.Time - s.at}
+	sm := sample{t: t.Time - s.at, step: t.Step}
 	s.gt.Load(&sm.gt)
 	s.body.Load(&sm.body)
 	s.motion.Load(&sm.motion)
@@ -593,7 +594,11 @@ func headScan(ctx context.Context, o *options) error {
 			if math.Abs(y) < steady && math.Abs(y0) < steady {
 				swept += math.Abs(y - y0)
 				sweptFor += dt
-				sweptTicks += (data[i].t - data[i-1].t).Seconds()
+				st := data[i].step
+				if st <= 0 {
+					st = data[i].t - data[i-1].t
+				}
+				sweptTicks += st.Seconds()
 			}
 			if dt == 0 {
 				continue
@@ -607,7 +612,8 @@ func headScan(ctx context.Context, o *options) error {
 			mean, perCycle = swept/sweptFor, swept/sweptTicks
 		}
 		// Beyond 2^15 s the server's float32 clock adds 3 ULPs (11.7 ms)
-		// per 10 ms physics step; robotd's tick time counts the steps.
+		// per 10 ms physics step; a message's tick says it is one step
+		// (hal.Tick.Step).
 		fmt.Fprintf(o.out, "head scan (%.2f rad/s asked): peak yaw speed %.2f rad/s at %.2f s; within ±70° %.2f rad/s on the server's clock, %.2f rad/s per cycle (one a message); swept %.1f° … %.1f° (server clock %.2f … %.2f s)\n",
 			float64(motion.DefaultHeadConfig().ScanSpeed), peak, peakAt.Seconds(), mean, perCycle, lo*180/math.Pi, hi*180/math.Pi, data[0].gt.ServerTime, data[len(data)-1].gt.ServerTime)
 	}

@@ -20,9 +20,6 @@ type kick struct {
 	// start is the kicking sole in the support sole's frame when the kick
 	// began.
 	start kinematics.Pose3
-	// turn is what the turn added to the legs' keyframe angles on the last
-	// tick the legs reached the turned pose.
-	turn [hal.NumJoints]hal.Radians
 }
 
 // turnRadius is the swing distance over which the foot turns to the
@@ -35,7 +32,6 @@ func (k *kick) Reset(kf *Keyframes, kicking kinematics.Side, dir float64, start 
 	k.player.Reset(kf, start, stiffness)
 	k.kicking, k.dir = kicking, dir
 	k.start = k.relative(start)
-	k.turn = [hal.NumJoints]hal.Radians{}
 }
 
 // relative returns the kicking sole in the support sole's frame.
@@ -76,24 +72,11 @@ func (k *kick) Step(dt float64, out *hal.JointCommand) bool {
 	turned, _, ok := k.geom.LegsIK(l, r)
 	if !ok {
 		// The kicking leg is stretched beyond its reach (a straight-leg
-		// swing, as it strikes the ball): the IK would pull the foot in
-		// along another line and throw the body off its support, and the
-		// keyframe's own pose would swing the foot back to the unturned
-		// line just before it meets the ball. The legs keep the turn's
-		// last joint offsets instead.
-		for j := range hal.Joint(hal.NumJoints) {
-			if isLeg(j) {
-				out.Angle[j] = j.Clamp(out.Angle[j] + k.turn[j])
-			}
-		}
+		// swing): the IK would pull the foot in along another line and
+		// throw the body off its support, so the keyframe's own pose
+		// stands for this tick.
 		return done
 	}
-	key := out.Angle
 	turned.Put(&out.Angle)
-	for j := range hal.Joint(hal.NumJoints) {
-		if isLeg(j) {
-			k.turn[j] = out.Angle[j] - key[j]
-		}
-	}
 	return done
 }

@@ -307,8 +307,9 @@ func (b *Backend) emit(ctx context.Context, ev event) bool {
 // Next implements hal.Clock. While the server runs it returns when the next
 // perceptor message has arrived (Connected true, Time the sim time, Step one
 // cycle). While the server is unreachable, still handshaking, or silent for
-// more than ReadTimeout, it returns a tick one nominal period after the previous one
-// (Connected false; sensor values keep their last state). A server silent
+// more than ReadTimeout, it returns a tick one nominal period after the
+// previous one (Connected false; sensor values keep their last state). A
+// server silent
 // for DeadTimeout is given up and dialled again. Time never runs
 // backwards, also across reconnects.
 func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {

@@ -309,9 +309,8 @@ func (b *Backend) emit(ctx context.Context, ev event) bool {
 // cycle). While the server is unreachable, still handshaking, or silent for
 // more than ReadTimeout, it returns a tick one nominal period after the
 // previous one (Connected false; sensor values keep their last state). A
-// server silent
-// for DeadTimeout is given up and dialled again. Time never runs
-// backwards, also across reconnects.
+// server silent for DeadTimeout is given up and dialled again. Time never
+// runs backwards, also across reconnects.
 func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
 	if b.closed {
 		return hal.Tick{}, ErrClosed

@@ -12,6 +12,10 @@ type Tick struct {
 	Time time.Duration
 	// Period is the nominal cycle length (10 ms SimSpark SPL, 12 ms LoLA).
 	Period time.Duration
+	// Step, if not 0, is how much the world moved on since the last tick
+	// when that is not Time's difference: a simulator's message is one
+	// physics step however its clock reads. 0 means Time's difference.
+	Step time.Duration
 	// Connected is false while the hardware (or simulator) is unreachable.
 	// The backend keeps pacing ticks then, so modules see the outage; all
 	// sensor values keep their last known state.
@@ -240,6 +244,10 @@ type GroundTruth struct {
 	HeadHeight Metres
 	Ball       Vec2
 	BallValid  bool
+	// ServerTime is the simulator's own clock as it last reported it (s;
+	// a SimSpark server's "(time (now t))", a float32 sent with two
+	// decimals), 0 if it reports none.
+	ServerTime float64
 }
 
 // GamePhase is the SPL game state.

@@ -33,6 +33,7 @@ type Adapter struct {
 	nominal float64 // configured period, s
 
 	dt      float64 // measured cycle, s
+	lastD   float64 // the last plausible sim-time difference, 0 after an implausible one
 	simTime float64
 	times   int // messages with a time perceptor since Reset
 
@@ -78,7 +79,7 @@ func NewAdapter(cfg Config) *Adapter {
 // flight, the angle filter restarts and the side is learnt anew. The last
 // sensor values are kept.
 func (a *Adapter) Reset() {
-	a.dt, a.times = a.nominal, 0
+	a.dt, a.lastD, a.times = a.nominal, 0, 0
 	a.ctl.Reset()
 	a.filter.Reset()
 	a.vision.Fresh = false
@@ -90,16 +91,10 @@ func (a *Adapter) Update(p *simspark.Perception) {
 	for _, it := range p.Order {
 		switch it.Kind {
 		case simspark.KindTime:
-			if a.times > 0 {
-				// A server's clock is a float32: beyond coarseClock its
-				// steps are whole ULPs, not the physics step (after 45 h
-				// of simulation every 10 ms step reads 15.6 ms).
-				if d := p.Time - a.simTime; d > 0 && d <= maxCycle && p.Time < coarseClock {
-					a.dt = d
-				}
-			}
+			a.measureCycle(p.Time)
 			a.simTime = p.Time
 			a.times++
+			a.truth.ServerTime = p.Time
 		case simspark.KindGYR:
 			hasGYR = true
 		case simspark.KindACC:
@@ -145,7 +140,9 @@ func (a *Adapter) Update(p *simspark.Perception) {
 	}
 	a.updateCamera(p)
 	a.vis.adapt(p, &a.cam, &a.vision, &a.sonar)
+	st := a.truth.ServerTime
 	groundTruth(p, &a.cam, a.simAngle[simspark.HJ1], &a.truth)
+	a.truth.ServerTime = st
 }
 
 // updateCamera computes the camera pose: from the forward kinematics of the
@@ -206,9 +203,33 @@ func (a *Adapter) updateFSR(p *simspark.Perception) {
 // markStale marks the vision as old (a tick without a message).
 func (a *Adapter) markStale() { a.vision.Fresh = false }
 
-// Cycle returns the measured cycle length in seconds: the difference of
-// the last two sim times below coarseClock, or the nominal period before
-// two such messages have arrived since Reset.
+// measureCycle takes the cycle length from the difference between the
+// sim time t and the last one. A server's clock is a float32 that adds the
+// physics step every cycle and is sent with two decimals (the fork's
+// "(time (now 2531.47))"), so single differences are not the cycle: from
+// 256 s to 4096 s each 10 ms step adds 10.0098 ms (0.02 is read about
+// once in 1000 cycles), beyond 4096 s it adds 9.766 ms (0.00 is read once
+// in 43), and beyond coarseClock whole ULPs (after 45 h every 10 ms step
+// reads 15.6 ms). The first difference after Reset is taken; after it, a
+// new length only when two consecutive differences agree (within 1 ms).
+func (a *Adapter) measureCycle(t float64) {
+	if a.times == 0 {
+		return
+	}
+	d := t - a.simTime
+	if d <= 0 || d > maxCycle || t >= coarseClock {
+		a.lastD = 0
+		return
+	}
+	if a.times == 1 || math.Abs(d-a.lastD) < 0.001 {
+		a.dt = d
+	}
+	a.lastD = d
+}
+
+// Cycle returns the measured cycle length in seconds (see measureCycle),
+// or the nominal period before two messages with a sim time below
+// coarseClock have arrived since Reset.
 func (a *Adapter) Cycle() float64 { return a.dt }
 
 // SimTime returns the last sim time (s) and whether one arrived since

@@ -298,12 +298,12 @@ func (b *Backend) serve(ctx context.Context, conn net.Conn, gen uint64) (int, er
 func (b *Backend) emit(ctx context.Context, ev event) bool { return reconnect.Send(ctx, b.events, ev) }
 
 // Next implements hal.Clock. While the server runs it returns when the next
-// perceptor message has arrived (Connected true, Time the sim time). While
-// the server is unreachable, still handshaking, or silent for more than
-// ReadTimeout, it returns a tick one nominal period after the previous one
-// (Connected false; sensor values keep their last state). A server silent
-// for DeadTimeout is given up and dialled again. Time never runs
-// backwards, also across reconnects.
+// perceptor message has arrived (Connected true, Time the sim time, Step one
+// cycle). While the server is unreachable, still handshaking, or silent for
+// more than ReadTimeout, it returns a tick one nominal period after the
+// previous one (Connected false; sensor values keep their last state). A
+// server silent for DeadTimeout is given up and dialled again. Time never
+// runs backwards, also across reconnects.
 func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
 	if err := reconnect.Ready(ctx, b.closed, ErrClosed); err != nil {
 		return hal.Tick{}, err
@@ -491,8 +491,12 @@ func (b *Backend) connectedTick() hal.Tick {
 			}
 		} else if d := sim + b.offset - b.last; d <= 0 || d > maxSimStep {
 			// The server's clock went backwards or leapt forwards on the
-			// same connection: continue one cycle on.
-			b.log.Warn("the simulator's clock jumped; tick time continues", "addr", b.addr, "jump", d-cycle)
+			// same connection, or read the same time again (a float32
+			// clock beyond 4096 s, about every 43rd step): continue one
+			// cycle on.
+			if d != 0 {
+				b.log.Warn("the simulator's clock jumped; tick time continues", "addr", b.addr, "jump", d-cycle)
+			}
 			b.offset = t - sim
 		}
 		t = sim + b.offset
@@ -500,7 +504,12 @@ func (b *Backend) connectedTick() hal.Tick {
 	b.seq++
 	b.last, b.lastWall = t, time.Now()
 	b.lastMsg = b.lastWall
-	return hal.Tick{Seq: b.seq, Time: t, Period: cycle, Connected: true}
+	// Tick time follows the server's clock, which every robot on the
+	// server reads alike, so their clocks agree; but that clock is a
+	// float32 sent with two decimals, whose steps read 0, 10 or 20 ms (see
+	// Adapter.measureCycle) while every message is one physics step. Step
+	// says so.
+	return hal.Tick{Seq: b.seq, Time: t, Period: cycle, Step: cycle, Connected: true}
 }
 
 // idleTick is a tick without a message. Before the first message ever,

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -727,5 +729,86 @@ func TestTimeBaseFixed(t *testing.T) {
 		if got := tb.offset(st.sim, st.next); got != st.want {
 			t.Errorf("offset(%v, %v) = %v, want %v", st.sim, st.next, got, st.want)
 		}
+	}
+}
+
+// float32Clock retimes msgs with a server clock as the fork keeps it: a
+// float32 that adds the 10 ms step every cycle, sent with two decimals.
+// It returns the messages and the printed steps.
+func float32Clock(t *testing.T, msgs [][]byte, start float32) ([][]byte, []string) {
+	t.Helper()
+	re := regexp.MustCompile(`\(time \(now [0-9.]+\)\)`)
+	out := make([][]byte, len(msgs))
+	var steps []string
+	clock := start
+	prev := ""
+	for i, m := range msgs {
+		now := strconv.FormatFloat(float64(clock), 'f', 2, 32)
+		out[i] = re.ReplaceAll(m, []byte("(time (now "+now+"))"))
+		if prev != "" {
+			a, _ := strconv.ParseFloat(prev, 64)
+			b, _ := strconv.ParseFloat(now, 64)
+			steps = append(steps, fmt.Sprintf("%.2f", b-a))
+		}
+		prev = now
+		clock += float32(0.01)
+	}
+	return out, steps
+}
+
+// TestStepOfAFloat32Clock: a server's float32 clock, sent with two
+// decimals, reads steps of 0.02 s (from 256 s to 4096 s) or 0 s (beyond
+// 4096 s) now and then, while every message is one 10 ms physics step:
+// every message's tick steps 10 ms and the measured cycle stays 10 ms,
+// while tick time follows the server's clock (which every robot on it
+// reads alike) forwards.
+func TestStepOfAFloat32Clock(t *testing.T) {
+	msgs := connectMessages(t)
+	for _, tc := range []struct {
+		name  string
+		start float32
+		odd   string // the step the clock reads now and then
+	}{
+		{"clock at 3000 s", 3000.0049, "0.02"},
+		{"clock at 5000 s", 5000, "0.00"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer leaktest.Check(t)()
+			timed, steps := float32Clock(t, msgs, tc.start)
+			if !slices.Contains(steps[1:], tc.odd) {
+				t.Fatalf("the clock's steps %v never read %s: not the case under test", steps, tc.odd)
+			}
+			srv := newFakeServer(t, "127.0.0.1:0", timed, 0).start()
+			defer srv.kill()
+			b, err := New(testConfig(srv.ln.Addr().(*net.TCPAddr).Port, true), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			s := &stepper{t: t, b: b}
+			prev := s.until("Connected", 10*time.Second, connected)
+			odd := 0
+			for range len(msgs) - 2 {
+				tk := s.step()
+				if !tk.Connected {
+					t.Fatalf("tick %+v: lost the server", tk)
+				}
+				if tk.Step != 10*time.Millisecond || tk.Period != 10*time.Millisecond {
+					t.Fatalf("tick %+v after %+v: want a step and period of one cycle (10 ms); clock steps %v", tk, prev, steps)
+				}
+				if c := b.Cycle(); math.Abs(c-0.01) > 1e-9 {
+					t.Fatalf("tick %+v: measured cycle %.4f s, want 0.0100", tk, c)
+				}
+				if d := tk.Time - prev.Time; d <= 0 || d > 20*time.Millisecond {
+					t.Fatalf("tick %+v after %+v: time stepped %v; clock steps %v", tk, prev, d, steps)
+				} else if d != 10*time.Millisecond {
+					odd++
+				}
+				prev = tk
+			}
+			if tc.odd == "0.02" && odd == 0 {
+				t.Errorf("tick time never followed the clock's 20 ms step %v", steps)
+			}
+		})
 	}
 }

@@ -140,6 +140,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 // sample is one tick as the probe sees it.
 type sample struct {
 	t      time.Duration // since the robot connected
+	step   time.Duration // the tick's step (one physics step a message), or its time's difference
 	gt     hal.GroundTruth
 	body   msg.BodyState
 	motion msg.MotionState
@@ -193,7 +194,7 @@ func (s *script) Tick(t hal.Tick) error {
 		s.req.Set(msg.MotionRequest{Kind: msg.MotionStand})
 		return nil
 	}
-	sm := sample{t: t.Time - s.at}
+	sm := sample{t: t.Time - s.at, step: t.Step}
 	s.gt.Load(&sm.gt)
 	s.body.Load(&sm.body)
 	s.motion.Load(&sm.motion)
@@ -275,14 +276,14 @@ func (o *options) writeTrace(name string, ss *session) error {
 		return fmt.Errorf("trace: %w", err)
 	}
 	w := bufio.NewWriter(f)
-	fmt.Fprint(w, "t,x,y,heading,pitch,roll,fall,active")
+	fmt.Fprint(w, "t,x,y,z,heading,pitch,roll,fall,active,HeadYaw")
 	for j := hal.LHipYawPitch; j <= hal.RAnkleRoll; j++ {
 		fmt.Fprintf(w, ",%v", j)
 	}
 	fmt.Fprintln(w, ",LShoulderPitch,LShoulderRoll,LElbowRoll,ball_x,ball_y")
 	for _, s := range ss.s.since(0) {
-		fmt.Fprintf(w, "%.3f,%.4f,%.4f,%.2f,%.1f,%.1f,%v,%d", s.t.Seconds(), s.gt.Pose.X, s.gt.Pose.Y, float64(s.gt.Pose.Heading)*180/math.Pi,
-			float64(s.body.Angles.Pitch)*180/math.Pi, float64(s.body.Angles.Roll)*180/math.Pi, s.body.Fall, s.motion.Active)
+		fmt.Fprintf(w, "%.3f,%.4f,%.4f,%.3f,%.2f,%.1f,%.1f,%v,%d,%.2f", s.t.Seconds(), s.gt.Pose.X, s.gt.Pose.Y, s.gt.HeadHeight, float64(s.gt.Pose.Heading)*180/math.Pi,
+			float64(s.body.Angles.Pitch)*180/math.Pi, float64(s.body.Angles.Roll)*180/math.Pi, s.body.Fall, s.motion.Active, float64(s.joints.Angle[hal.HeadYaw])*180/math.Pi)
 		for j := hal.LHipYawPitch; j <= hal.RAnkleRoll; j++ {
 			fmt.Fprintf(w, ",%.1f", float64(s.joints.Angle[j])*180/math.Pi)
 		}
@@ -569,24 +570,52 @@ func headScan(ctx context.Context, o *options) error {
 		if cerr := ss.close(); err == nil {
 			err = cerr
 		}
+		if terr := o.writeTrace("head", ss); err == nil {
+			err = terr
+		}
 		if err != nil {
 			return err
 		}
+		// Speeds on the server's own clock: a float32 sent with two
+		// decimals, so a pair of messages one physics step apart reads
+		// 0.01 s, now and then 0 (skipped: the next pair's angle starts
+		// from its second message) or 0.02.
 		peak, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
 		var peakAt time.Duration
+		var swept, sweptFor, sweptTicks float64 // where |yaw| < 70°: the scan's steady part
+		const steady = 70 * math.Pi / 180
 		for i := 1; i < len(data); i++ {
-			dt := (data[i].t - data[i-1].t).Seconds()
-			if dt <= 0 {
+			y, y0 := float64(data[i].joints.Angle[hal.HeadYaw]), float64(data[i-1].joints.Angle[hal.HeadYaw])
+			lo, hi = min(lo, y), max(hi, y)
+			dt := data[i].gt.ServerTime - data[i-1].gt.ServerTime
+			if dt < 0 || dt > 0.1 {
+				return fmt.Errorf("head: the server's clock stepped %.3f s between two messages", dt)
+			}
+			if math.Abs(y) < steady && math.Abs(y0) < steady {
+				swept += math.Abs(y - y0)
+				sweptFor += dt
+				st := data[i].step
+				if st <= 0 {
+					st = data[i].t - data[i-1].t
+				}
+				sweptTicks += st.Seconds()
+			}
+			if dt == 0 {
 				continue
 			}
-			y := float64(data[i].joints.Angle[hal.HeadYaw])
-			lo, hi = min(lo, y), max(hi, y)
-			if v := math.Abs(y-float64(data[i-1].joints.Angle[hal.HeadYaw])) / dt; v > peak {
+			if v := math.Abs(y-y0) / dt; v > peak {
 				peak, peakAt = v, data[i].t
 			}
 		}
-		fmt.Fprintf(o.out, "head scan (%.2f rad/s asked): peak yaw speed %.2f rad/s at %.2f s, swept %.1f° … %.1f°\n",
-			float64(motion.DefaultHeadConfig().ScanSpeed), peak, peakAt.Seconds(), lo*180/math.Pi, hi*180/math.Pi)
+		mean, perCycle := 0.0, 0.0
+		if sweptFor > 0 {
+			mean, perCycle = swept/sweptFor, swept/sweptTicks
+		}
+		// Beyond 2^15 s the server's float32 clock adds 3 ULPs (11.7 ms)
+		// per 10 ms physics step; a message's tick says it is one step
+		// (hal.Tick.Step).
+		fmt.Fprintf(o.out, "head scan (%.2f rad/s asked): peak yaw speed %.2f rad/s at %.2f s; within ±70° %.2f rad/s on the server's clock, %.2f rad/s per cycle (one a message); swept %.1f° … %.1f° (server clock %.2f … %.2f s)\n",
+			float64(motion.DefaultHeadConfig().ScanSpeed), peak, peakAt.Seconds(), mean, perCycle, lo*180/math.Pi, hi*180/math.Pi, data[0].gt.ServerTime, data[len(data)-1].gt.ServerTime)
 	}
 	return nil
 }

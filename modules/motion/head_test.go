@@ -3,6 +3,7 @@ package motion
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/msg"
@@ -87,5 +88,34 @@ func TestHeadLookAt(t *testing.T) {
 				t.Fatalf("%+v: at %v, %v", req, out.Angle[hal.HeadYaw], out.Angle[hal.HeadPitch])
 			}
 		}
+	}
+}
+
+// TestScanStepsPerTickStep: a simulator's tick whose clock read 20 ms for a
+// 10 ms physics step (Tick.Step 10 ms) moves the scanning head one 10 ms
+// step, not two.
+func TestScanStepsPerTickStep(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		step time.Duration
+		want float64 // rad the yaw moves on the long tick
+	}{
+		{"step given", 10 * time.Millisecond, 0.015},
+		{"no step: the time's difference", 0, 0.030},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, harnessOpt{})
+			h.req = msg.MotionRequest{Kind: msg.MotionStand, Head: msg.HeadRequest{Mode: msg.HeadScan}}
+			h.tick.Step = tc.step
+			for range 20 {
+				h.step()
+			}
+			before := h.cmd.Angle[hal.HeadYaw]
+			h.tick.Time += 10 * time.Millisecond // the clock reads 20 ms
+			h.step()
+			if got := float64(h.cmd.Angle[hal.HeadYaw] - before); math.Abs(math.Abs(got)-tc.want) > 1e-6 {
+				t.Fatalf("the head moved %.4f rad on the long tick, want %.3f", got, tc.want)
+			}
+		})
 	}
 }

@@ -19,9 +19,11 @@ import (
 //	# Every other line is one keyframe:
 //	#
 //	#   <duration_ms> [<Joint>=<value> ...] [stiffness=<0..1>] [ease=smooth]
+//	#                 [until_pitch=<degrees> wait=<ms>]
 //	#
 //	400  LShoulderPitch=90 RShoulderPitch=90  stiffness=0.8
 //	250  LKneePitch=60 RKneePitch=60 ease=smooth
+//	300  LShoulderPitch=-30 until_pitch=63 wait=300
 //
 // duration_ms is how long the joints take to move, linearly, from the
 // previous keyframe's pose (for the first keyframe: from where they were
@@ -36,6 +38,14 @@ import (
 // joint's stiffness from this keyframe on (before the first one that sets
 // it, the player's default applies). A file holds at most MaxKeyframes
 // keyframes and lasts at most MaxKeyframesDuration.
+//
+// until_pitch makes a keyframe end on the torso's pitch (degrees, forward
+// positive, as hal.BodyAngles): as soon as the pitch reaches it (is at
+// least it if it is positive or zero, at most it if negative), the next
+// keyframe starts from where the joints are; if it is not reached within
+// the duration, the pose is held for at most wait more milliseconds
+// (0..MaxKeyframeDuration; only with until_pitch). Without a torso pitch
+// (see Player.SetPitch) the keyframe lasts its duration.
 //
 // Errors name the file and line: "kick_left.kf:7: LKneePitch=130: outside
 // the joint's limits [-5.29°, 121.04°]".
@@ -59,6 +69,11 @@ type Keyframe struct {
 	HasStiffness bool
 	// Smooth eases this keyframe's motion in and out (ease=smooth).
 	Smooth bool
+	// UntilPitch, if HasUntil, ends the keyframe when the torso's pitch
+	// reaches it; Wait is how long the pose is held after Duration for it.
+	UntilPitch hal.Radians
+	HasUntil   bool
+	Wait       time.Duration
 	// Line is the keyframe's line in its file.
 	Line int
 }
@@ -137,13 +152,38 @@ func ParseKeyframes(name string, data []byte) (*Keyframes, error) {
 		for _, fld := range fields[1:] {
 			key, val, ok := strings.Cut(fld, "=")
 			if !ok || key == "" || val == "" {
-				return nil, errf("%q: want Joint=value, stiffness=value or ease=smooth", fld)
+				return nil, errf("%q: want Joint=value, stiffness=value, ease=smooth, until_pitch=degrees or wait=ms", fld)
 			}
 			if key == "ease" {
 				if val != "smooth" && val != "linear" {
 					return nil, errf("%q: ease is smooth or linear", fld)
 				}
 				f.Smooth = val == "smooth"
+				continue
+			}
+			if key == "until_pitch" || key == "wait" {
+				v, err := strconv.ParseFloat(val, 64)
+				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.ContainsAny(val, "xXpP_") {
+					return nil, errf("%q: %q is not a number", fld, val)
+				}
+				if key == "until_pitch" {
+					if f.HasUntil {
+						return nil, errf("until_pitch set twice")
+					}
+					if v < -90 || v > 90 {
+						return nil, errf("%q: a pitch is within -90..90 degrees", fld)
+					}
+					f.UntilPitch, f.HasUntil = hal.Deg(v), true
+					continue
+				}
+				if f.Wait != 0 || v < 0 || v > float64(MaxKeyframeDuration/time.Millisecond) {
+					return nil, errf("%q: wait is set once, 0..%d ms", fld, MaxKeyframeDuration/time.Millisecond)
+				}
+				f.Wait = time.Duration(math.Round(v * float64(time.Millisecond)))
+				total += f.Wait
+				if total > MaxKeyframesDuration {
+					return nil, errf("the action lasts more than %v", MaxKeyframesDuration)
+				}
 				continue
 			}
 			v, err := strconv.ParseFloat(val, 64)
@@ -188,6 +228,9 @@ func ParseKeyframes(name string, data []byte) (*Keyframes, error) {
 			f.Set |= 1 << j
 			f.Angle[j] = a
 		}
+		if f.Wait != 0 && !f.HasUntil {
+			return nil, errf("wait without until_pitch")
+		}
 		k.Frames = append(k.Frames, f)
 	}
 	if len(k.Frames) == 0 {
@@ -220,6 +263,12 @@ func (k *Keyframes) Format() []byte {
 		}
 		if f.Smooth {
 			b.WriteString(" ease=smooth")
+		}
+		if f.HasUntil {
+			fmt.Fprintf(&b, " until_pitch=%s", formatValue(f.UntilPitch.Degrees()))
+			if f.Wait != 0 {
+				b.WriteString(" wait=" + strconv.FormatFloat(float64(f.Wait)/float64(time.Millisecond), 'f', -1, 64))
+			}
 		}
 		b.WriteByte('\n')
 	}
@@ -268,7 +317,8 @@ func (k *Keyframes) Mirror(name string) *Keyframes {
 	out := &Keyframes{Name: name, Frames: make([]Keyframe, len(k.Frames))}
 	for i := range k.Frames {
 		f := &k.Frames[i]
-		g := Keyframe{Duration: f.Duration, Stiffness: f.Stiffness, HasStiffness: f.HasStiffness, Smooth: f.Smooth, Line: f.Line}
+		g := Keyframe{Duration: f.Duration, Stiffness: f.Stiffness, HasStiffness: f.HasStiffness, Smooth: f.Smooth,
+			UntilPitch: f.UntilPitch, HasUntil: f.HasUntil, Wait: f.Wait, Line: f.Line}
 		for j := range hal.Joint(hal.NumJoints) {
 			if !f.Set.Has(j) {
 				continue
@@ -295,6 +345,23 @@ type Player struct {
 	from, to  [hal.NumJoints]hal.Radians
 	stiffness float64
 	done      bool
+	pitch     hal.Radians // the torso's, for until_pitch
+	hasPitch  bool
+}
+
+// SetPitch gives the player the torso's pitch for this tick (forward
+// positive); ok false if it is not known.
+func (p *Player) SetPitch(pitch hal.Radians, ok bool) { p.pitch, p.hasPitch = pitch, ok }
+
+// reached reports whether f's until_pitch is reached.
+func (p *Player) reached(f *Keyframe) bool {
+	if !f.HasUntil || !p.hasPitch {
+		return false
+	}
+	if f.UntilPitch >= 0 {
+		return p.pitch >= f.UntilPitch
+	}
+	return p.pitch <= f.UntilPitch
 }
 
 // Reset starts kf from the pose start with the default stiffness.
@@ -341,11 +408,28 @@ func (p *Player) Step(dt float64, out *hal.JointCommand) bool {
 		p.t += dt
 		for {
 			// A nanosecond's slack absorbs the rounding of summed ticks.
-			d := p.kf.Frames[p.frame].Duration.Seconds()
-			if p.t < d-1e-9 {
-				break
+			f := &p.kf.Frames[p.frame]
+			d := f.Duration.Seconds()
+			if p.reached(f) {
+				// The torso is where this keyframe waits for: the next
+				// one starts from the pose reached so far.
+				u := min(p.t/d, 1)
+				if f.Smooth {
+					u = u * u * (3 - 2*u)
+				}
+				for j := range p.to {
+					p.to[j] = p.from[j] + (p.to[j]-p.from[j])*hal.Radians(u)
+				}
+				p.t = 0
+			} else {
+				if f.HasUntil && p.hasPitch {
+					d += f.Wait.Seconds()
+				}
+				if p.t < d-1e-9 {
+					break
+				}
+				p.t = max(p.t-d, 0)
 			}
-			p.t = max(p.t-d, 0)
 			p.from = p.to
 			if p.frame+1 >= len(p.kf.Frames) {
 				p.done, p.t = true, 0
@@ -357,7 +441,7 @@ func (p *Player) Step(dt float64, out *hal.JointCommand) bool {
 	}
 	u := 1.0
 	if !p.done {
-		u = p.t / p.kf.Frames[p.frame].Duration.Seconds()
+		u = min(p.t/p.kf.Frames[p.frame].Duration.Seconds(), 1)
 		if p.kf.Frames[p.frame].Smooth {
 			u = u * u * (3 - 2*u)
 		}

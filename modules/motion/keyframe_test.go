@@ -64,6 +64,22 @@ func TestParseKeyframes(t *testing.T) {
 		{"stiffness twice", "10 stiffness=1 stiffness=0", 0, nil, "stiffness set twice"},
 		{"action too long", strings.Repeat("10000\n", 7), 0, nil, "x.kf:7: the action lasts more than 1m0s"},
 		{"too many frames", strings.Repeat("1\n", MaxKeyframes+1), 0, nil, "more than 1000 keyframes"},
+		{"until_pitch and wait", "300 HeadYaw=1 until_pitch=65 wait=500\n10 until_pitch=-20", 2, func(t *testing.T, k *Keyframes) {
+			f, g := k.Frames[0], k.Frames[1]
+			if !f.HasUntil || math.Abs(f.UntilPitch.Degrees()-65) > 1e-9 || f.Wait != 500*time.Millisecond || f.Duration != 300*time.Millisecond {
+				t.Fatalf("frame %+v", f)
+			}
+			if !g.HasUntil || math.Abs(g.UntilPitch.Degrees()+20) > 1e-9 || g.Wait != 0 {
+				t.Fatalf("second frame %+v", g)
+			}
+		}, ""},
+		{"wait without until_pitch", "10 wait=100", 0, nil, "x.kf:1: wait without until_pitch"},
+		{"until_pitch beyond 90", "10 until_pitch=91", 0, nil, "within -90..90 degrees"},
+		{"until_pitch twice", "10 until_pitch=1 until_pitch=2", 0, nil, "until_pitch set twice"},
+		{"negative wait", "10 until_pitch=1 wait=-1", 0, nil, "wait is set once, 0..10000 ms"},
+		{"wait too long", "10 until_pitch=1 wait=10001", 0, nil, "wait is set once"},
+		{"until_pitch not a number", "10 until_pitch=NaN", 0, nil, "is not a number"},
+		{"waits count towards the action", strings.Repeat("5000 until_pitch=1 wait=5000\n", 6) + "10", 0, nil, "x.kf:7: the action lasts more than 1m0s"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,7 +111,8 @@ func sameFrames(a, b *Keyframes) bool {
 	}
 	for i := range a.Frames {
 		f, g := &a.Frames[i], &b.Frames[i]
-		if f.Duration != g.Duration || f.Set != g.Set || f.HasStiffness != g.HasStiffness || f.Stiffness != g.Stiffness {
+		if f.Duration != g.Duration || f.Set != g.Set || f.HasStiffness != g.HasStiffness || f.Stiffness != g.Stiffness ||
+			f.HasUntil != g.HasUntil || f.Wait != g.Wait || math.Abs(float64(f.UntilPitch-g.UntilPitch)) > 1e-4*math.Pi/180 {
 			return false
 		}
 		for j := range f.Angle {
@@ -219,6 +236,68 @@ func TestPlayer(t *testing.T) {
 	}
 }
 
+// TestPlayerUntilPitch: a keyframe with until_pitch ends when the torso's
+// pitch reaches it, early (the next keyframe starts from the pose reached)
+// or after holding its pose for at most wait; without a pitch it lasts its
+// duration.
+func TestPlayerUntilPitch(t *testing.T) {
+	k, err := ParseKeyframes("t.kf", []byte("100 HeadYaw=10 until_pitch=30 wait=50\n100 HeadPitch=10\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		pitch func(step int) (hal.Radians, bool)
+		steps int     // steps until done
+		yaw   float64 // HeadYaw (degrees) at the end
+	}{
+		{"no pitch: the durations", func(int) (hal.Radians, bool) { return 0, false }, 19, 10},
+		{"reached at once", func(int) (hal.Radians, bool) { return hal.Deg(31), true }, 10, 1},
+		{"reached halfway", func(i int) (hal.Radians, bool) { return hal.Deg(float64(i) * 10), true }, 13, 4},
+		{"reached while holding", func(i int) (hal.Radians, bool) { return hal.Deg(float64(i) * 2.5), true }, 22, 10},
+		{"never reached: wait, then on", func(int) (hal.Radians, bool) { return hal.Deg(29), true }, 24, 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var start [hal.NumJoints]hal.Radians
+			var p Player
+			p.Reset(k, &start, 1)
+			var out hal.JointCommand
+			steps := 0
+			for {
+				p.SetPitch(tc.pitch(steps))
+				if p.Step(0.01, &out) {
+					break
+				}
+				if steps++; steps > 100 {
+					t.Fatal("not done after 100 steps")
+				}
+			}
+			if steps != tc.steps || math.Abs(out.Angle[hal.HeadYaw].Degrees()-tc.yaw) > 1e-6 || math.Abs(out.Angle[hal.HeadPitch].Degrees()-10) > 1e-6 {
+				t.Fatalf("done after %d steps with HeadYaw %.3f°, HeadPitch %.3f°; want %d steps, HeadYaw %g°, HeadPitch 10°",
+					steps, out.Angle[hal.HeadYaw].Degrees(), out.Angle[hal.HeadPitch].Degrees(), tc.steps, tc.yaw)
+			}
+		})
+	}
+	// A negative until_pitch is reached from above: a backward lean.
+	back, err := ParseKeyframes("b.kf", []byte("100 HeadYaw=10 until_pitch=-30\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var start [hal.NumJoints]hal.Radians
+	var p Player
+	p.Reset(back, &start, 1)
+	var out hal.JointCommand
+	p.SetPitch(hal.Deg(-29), true)
+	if p.Step(0.01, &out) {
+		t.Fatal("-29° ended a keyframe waiting for -30°")
+	}
+	p.SetPitch(hal.Deg(-31), true)
+	if !p.Step(0.01, &out) {
+		t.Fatal("-31° did not end a keyframe waiting for -30°")
+	}
+}
+
 // kickRun is a kick played from the stand pose: the kicking sole's path
 // relative to the support sole, from the commanded legs' forward
 // kinematics.
@@ -297,6 +376,7 @@ func FuzzKeyframes(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("10 HeadYaw=1e1 stiffness=0"))
+	f.Add([]byte("10 HeadYaw=1 until_pitch=-45.5 wait=2.5"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		k, err := ParseKeyframes("f.kf", data)
 		if err != nil {

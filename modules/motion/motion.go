@@ -337,8 +337,10 @@ func Action(name string) (*Keyframes, error) {
 	return ParseKeyframes(name, data)
 }
 
-// dt returns the tick's length in seconds: the time since the last tick
-// when that is plausible, else the nominal period.
+// dt returns the tick's length in seconds: the tick's step if the backend
+// gives one (a simulator's message is one physics step whatever its clock
+// reads), else the time since the last tick when that is plausible, else
+// the nominal period.
 func (m *Module) dt(t hal.Tick) float64 {
 	p := t.Period
 	if p <= 0 {
@@ -346,6 +348,9 @@ func (m *Module) dt(t hal.Tick) float64 {
 	}
 	d := t.Time - m.lastTime
 	m.lastTime = t.Time
+	if t.Step > 0 && m.started {
+		return t.Step.Seconds()
+	}
 	if !m.started || d <= 0 || d > 4*p {
 		d = p
 	}
@@ -377,6 +382,16 @@ func (m *Module) fall() msg.Fall {
 		return msg.FallenRight
 	}
 	return msg.FallenLeft
+}
+
+// torsoPitch returns the torso's pitch: perception's body state's, else
+// the body angles'.
+func (m *Module) torsoPitch() (hal.Radians, bool) {
+	if bs, meta := m.body.Get(); meta.Valid() {
+		return bs.Angles.Pitch, true
+	}
+	a, meta := m.angles.Get()
+	return a.Pitch, meta.Valid()
 }
 
 // lyingOnFront chooses the get-up for a fall: front for a forward fall,
@@ -471,6 +486,7 @@ func (m *Module) Tick(t hal.Tick) error {
 			st.Interruptible = false
 		}
 	case msg.MotionGetUp:
+		m.player.SetPitch(m.torsoPitch())
 		if m.player.Step(dt, &m.cmd) {
 			m.active, m.settled = msg.MotionStand, false
 		} else {

@@ -98,30 +98,40 @@ var sunDir = Vec3{0.3, 0.2, 0.933}
 
 // Renderer renders frames of one image size. It is not safe for
 // concurrent use; give each camera its own.
+//
+// Cost: the ground is computed row by row (a pixel's ray, its ground
+// point and footprint are linear in u along a row, so a ground pixel costs
+// one division), painted lines are looked up only where a coarse table of
+// distances to the nearest line says one may be under the pixel, objects
+// are ray-cast only inside their projected bounding boxes, and the depth
+// and hit buffers are never cleared: an entry counts only if it was
+// written in the current frame (hitGen).
 type Renderer struct {
 	in             Intrinsics
 	fx, fy, cx, cy float64
 	rgb, tmp       [][3]float32
 	depth          []float32
-	// hit marks the pixels where an object (not the ground) is drawn.
-	hit   []bool
-	stats Stats
-	pose  Pose
-	objs  [4 + 2 + MaxRobots]object
-	nObj  int
+	// hitGen[i] == gen marks the pixels where an object (not the ground)
+	// is drawn in the current frame; depth[i] is valid only there.
+	hitGen []uint32
+	gen    uint32
+	lines  lineTable
+	stats  Stats
+	pose   Pose
+	objs   [4 + 2 + MaxRobots]object
+	nObj   int
 }
 
 // object is a capsule (a segment swept by a radius) or, with b == a, a
 // sphere.
 type object struct {
-	kind       objKind
-	a, b       Vec3
-	r          float64
-	team       uint8
-	u0, u1     int
-	v0, v1     int
-	ballRot    Mat3
-	onlyHitCnt bool
+	kind    objKind
+	a, b    Vec3
+	r       float64
+	team    uint8
+	u0, u1  int
+	v0, v1  int
+	ballRot Mat3
 }
 
 type objKind uint8
@@ -141,7 +151,7 @@ func NewRenderer(in Intrinsics) (*Renderer, error) {
 		return nil, errors.New("render: field of view must be within (0, 180°)")
 	}
 	n := in.Width * in.Height
-	r := &Renderer{in: in, rgb: make([][3]float32, n), tmp: make([][3]float32, n), depth: make([]float32, n), hit: make([]bool, n)}
+	r := &Renderer{in: in, rgb: make([][3]float32, n), tmp: make([][3]float32, n), depth: make([]float32, n), hitGen: make([]uint32, n)}
 	r.fx, r.fy, r.cx, r.cy = in.focal()
 	return r, nil
 }
@@ -153,7 +163,8 @@ func (r *Renderer) Intrinsics() Intrinsics { return r.in }
 func (r *Renderer) Stats() Stats { return r.stats }
 
 // Render draws scene s seen from pose into dst (which must have the
-// renderer's size) with the options o. It does not allocate.
+// renderer's size) with the options o. It does not allocate (the first
+// frame on a new field's dimensions builds the line table).
 func (r *Renderer) Render(dst *Frame, s *Scene, pose *Pose, o *Options) error {
 	if dst.Width != r.in.Width || dst.Height != r.in.Height || len(dst.Data) != 2*r.in.Width*r.in.Height {
 		return fmt.Errorf("render: frame is %d×%d (%d bytes), renderer %d×%d", dst.Width, dst.Height, len(dst.Data), r.in.Width, r.in.Height)
@@ -163,7 +174,12 @@ func (r *Renderer) Render(dst *Frame, s *Scene, pose *Pose, o *Options) error {
 	}
 	r.pose = *pose
 	r.stats = Stats{}
-	clear(r.hit)
+	r.gen++
+	if r.gen == 0 { // wrapped: forget every old mark
+		clear(r.hitGen)
+		r.gen = 1
+	}
+	r.lines.build(&s.Field)
 	r.ground(s, o)
 	r.collect(s)
 	for i := range r.nObj {
@@ -174,19 +190,16 @@ func (r *Renderer) Render(dst *Frame, s *Scene, pose *Pose, o *Options) error {
 	return nil
 }
 
-// rayAt returns the unit world ray through pixel centre (u, v).
-func (r *Renderer) rayAt(u, v int) Vec3 {
-	d := r.pose.Rot.Apply(Vec3{1, (r.cx - (float64(u) + 0.5)) / r.fx, (r.cy - (float64(v) + 0.5)) / r.fy})
-	n := math.Sqrt(d.dot(d))
-	return d.scale(1 / n)
-}
+// hit reports whether an object is drawn at pixel i in the current frame.
+func (r *Renderer) hit(i int) bool { return r.hitGen[i] == r.gen }
 
 // ground fills every pixel with the carpet, its lines, the floor beyond
-// it or the wall, and the depth buffer with their distance.
+// it or the wall. The ground is the plane z = 0: every object stands on
+// or above it, so it never hides one, and it needs no depth.
 func (r *Renderer) ground(s *Scene, o *Options) {
 	w, h := r.in.Width, r.in.Height
 	p := r.pose.Pos
-	// The camera frame's ray for pixel (u, v) is c0 + u·cu + v·cv.
+	// The world ray of pixel (u, v) is c0 + u·cu + v·cv (pixel centres).
 	c0 := r.pose.Rot.Apply(Vec3{1, (r.cx - 0.5) / r.fx, (r.cy - 0.5) / r.fy})
 	cu := r.pose.Rot.Apply(Vec3{0, -1 / r.fx, 0})
 	cv := r.pose.Rot.Apply(Vec3{0, 0, -1 / r.fy})
@@ -196,45 +209,97 @@ func (r *Renderer) ground(s *Scene, o *Options) {
 	bx, by := hl+float64(d.Border), hw+float64(d.Border)
 	tex := float32(o.CarpetTexture)
 	ct := carpetTables()
+	lt := &r.lines
 	for v := range h {
 		row := c0.add(cv.scale(float64(v)))
+		out := r.rgb[v*w : (v+1)*w]
 		for u := range w {
-			dir := row.add(cu.scale(float64(u)))
-			n := math.Sqrt(dir.dot(dir))
-			i := v*w + u
-			if dir[2] >= -1e-9 || p[2] <= 0 {
+			dx := row[0] + float64(u)*cu[0]
+			dy := row[1] + float64(u)*cu[1]
+			dz := row[2] + float64(u)*cu[2]
+			if dz >= -1e-9 || p[2] <= 0 {
 				// Above the horizon: a wall, darker towards the floor.
-				e := dir[2] / n
-				t := float32(min(max(e*4, 0), 1))
-				r.rgb[i] = mix(colWallLow, colWall, t)
-				r.depth[i] = math.MaxFloat32
+				e := dz / math.Sqrt(dx*dx+dy*dy+dz*dz)
+				out[u] = mix(colWallLow, colWall, float32(min(max(e*4, 0), 1)))
 				continue
 			}
-			t := -p[2] / dir[2]
-			gx, gy := p[0]+t*dir[0], p[1]+t*dir[1]
-			rng := t * n
-			r.depth[i] = float32(rng)
-			if math.Abs(gx) > bx || math.Abs(gy) > by {
-				r.rgb[i] = colFloor
+			t := -p[2] / dz
+			gx, gy := p[0]+t*dx, p[1]+t*dy
+			if gx > bx || gx < -bx || gy > by || gy < -by {
+				out[u] = colFloor
 				continue
 			}
-			// The pixel's footprint on the ground, for antialiased lines.
-			foot := rng * pix / max(-dir[2]/n, 0.02)
 			c := colCarpet
 			if tex > 0 {
 				k := 1 + tex*carpetNoise(ct, gx, gy)
 				c = [3]float32{c[0] * k, c[1] * k, c[2] * k}
 			}
-			if dist := lineDistance(d, gx, gy); dist < foot {
-				a := float32(min(max(0.5-dist/foot, 0), 1))
-				if dist <= -foot/2 {
-					a = 1
+			// The pixel's footprint on the ground, for antialiased
+			// lines: range·pixel angle / sin(elevation), that is
+			// t·|d|²·pix/(-dz), the sine bounded below by 0.02.
+			n2 := dx*dx + dy*dy + dz*dz
+			foot := t * n2 * pix / max(-dz, 0.02*math.Sqrt(n2))
+			if lt.near(gx, gy) < foot {
+				if dist := lineDistance(d, gx, gy); dist < foot {
+					a := float32(min(max(0.5-dist/foot, 0), 1))
+					if dist <= -foot/2 {
+						a = 1
+					}
+					c = mix(c, colLine, a)
 				}
-				c = mix(c, colLine, a)
 			}
-			r.rgb[i] = c
+			out[u] = c
 		}
 	}
+}
+
+// lineTable is a coarse table of lower bounds of the distance from a
+// ground point to the nearest painted line's edge (lineDistance), in
+// cells of lineCell: where the bound is at least a pixel's footprint, no
+// line is under the pixel and lineDistance need not run.
+type lineTable struct {
+	dims   field.Dimensions
+	built  bool
+	x0, y0 float64
+	nx, ny int
+	lb     []float32
+}
+
+// lineCell is the table's cell size (m).
+const lineCell = 0.05
+
+// build (re)computes the table for field d, if it was built for another.
+func (t *lineTable) build(d *field.Dimensions) {
+	if t.built && t.dims == *d {
+		return
+	}
+	t.dims, t.built = *d, true
+	bx, by := float64(d.Length)/2+float64(d.Border), float64(d.Width)/2+float64(d.Border)
+	t.x0, t.y0 = -bx-lineCell, -by-lineCell
+	t.nx, t.ny = int(math.Ceil(2*(bx+lineCell)/lineCell))+1, int(math.Ceil(2*(by+lineCell)/lineCell))+1
+	if cap(t.lb) < t.nx*t.ny {
+		t.lb = make([]float32, t.nx*t.ny)
+	}
+	t.lb = t.lb[:t.nx*t.ny]
+	// Within a cell the distance differs from the centre's by at most
+	// half the cell's diagonal.
+	half := lineCell * math.Sqrt2 / 2
+	for i := range t.nx {
+		for j := range t.ny {
+			x, y := t.x0+(float64(i)+0.5)*lineCell, t.y0+(float64(j)+0.5)*lineCell
+			t.lb[i*t.ny+j] = float32(lineDistance(d, x, y) - half - 1e-6)
+		}
+	}
+}
+
+// near returns a lower bound of lineDistance at (x, y) (-Inf outside the
+// table).
+func (t *lineTable) near(x, y float64) float64 {
+	i, j := int((x-t.x0)*(1/lineCell)), int((y-t.y0)*(1/lineCell))
+	if x < t.x0 || y < t.y0 || i >= t.nx || j >= t.ny {
+		return math.Inf(-1)
+	}
+	return float64(t.lb[i*t.ny+j])
 }
 
 func mix(a, b [3]float32, t float32) [3]float32 {
@@ -392,13 +457,21 @@ func (r *Renderer) behind(o *object) bool {
 	return ax[0] < -o.r && bx[0] < -o.r
 }
 
-// draw shades o's visible pixels.
+// draw shades o's visible pixels: it casts a ray per pixel of o's
+// bounding box (stepped along the row) and keeps the hits nearer than
+// what was drawn at the pixel before in this frame.
 func (r *Renderer) draw(o *object) {
 	w := r.in.Width
+	c0 := r.pose.Rot.Apply(Vec3{1, (r.cx - 0.5) / r.fx, (r.cy - 0.5) / r.fy})
+	cu := r.pose.Rot.Apply(Vec3{0, -1 / r.fx, 0})
+	cv := r.pose.Rot.Apply(Vec3{0, 0, -1 / r.fy})
+	cr := newCapsuleRay(r.pose.Pos, o.a, o.b, o.r)
 	for v := o.v0; v < o.v1; v++ {
+		row := c0.add(cv.scale(float64(v)))
 		for u := o.u0; u < o.u1; u++ {
-			d := r.rayAt(u, v)
-			t, ok := capsule(r.pose.Pos, d, o.a, o.b, o.r)
+			d := row.add(cu.scale(float64(u)))
+			d = d.scale(1 / math.Sqrt(d.dot(d)))
+			t, ok := cr.hit(d)
 			if !ok {
 				continue
 			}
@@ -406,14 +479,14 @@ func (r *Renderer) draw(o *object) {
 				r.stats.BallPixels++
 			}
 			i := v*w + u
-			if float32(t) >= r.depth[i] {
+			if r.hit(i) && float32(t) >= r.depth[i] {
 				continue
 			}
 			if o.kind == objBall {
 				r.stats.BallVisible++
 			}
 			r.depth[i] = float32(t)
-			r.hit[i] = true
+			r.hitGen[i] = r.gen
 			hit := r.pose.Pos.add(d.scale(t))
 			r.rgb[i] = r.shade(o, hit)
 		}
@@ -460,6 +533,68 @@ func (r *Renderer) shade(o *object, hit Vec3) [3]float32 {
 		}
 	}
 	return [3]float32{c[0] * light, c[1] * light, c[2] * light}
+}
+
+// capsuleRay intersects rays from one origin with one capsule: the terms
+// of capsule that do not depend on the ray's direction, computed once.
+type capsuleRay struct {
+	ba, oa          Vec3
+	baba, baoa, qc  float64
+	sphA, sphB, cyl bool
+	cA, cB, rr      float64
+}
+
+func newCapsuleRay(p, a, b Vec3, ra float64) capsuleRay {
+	ba, oa := b.sub(a), p.sub(a)
+	ob := p.sub(b)
+	c := capsuleRay{ba: ba, oa: oa, baba: ba.dot(ba), baoa: ba.dot(oa), rr: ra * ra}
+	c.qc = c.baba*oa.dot(oa) - c.baoa*c.baoa - c.rr*c.baba
+	c.cA, c.cB = oa.dot(oa)-c.rr, ob.dot(ob)-c.rr
+	return c
+}
+
+// hit returns the nearest t > 0 at which the ray p + t·d (d a unit
+// vector) meets the capsule: capsule's arithmetic with the constant terms
+// taken from c.
+func (c *capsuleRay) hit(d Vec3) (float64, bool) {
+	bard := c.ba.dot(d)
+	doa := d.dot(c.oa)
+	dob := doa - bard // d·(p-b)
+	if qa := c.baba - bard*bard; c.baba > 0 && qa > 1e-9*c.baba {
+		qb := c.baba*doa - c.baoa*bard
+		h := qb*qb - qa*c.qc
+		if h < 0 {
+			return 0, false // the infinite cylinder is missed
+		}
+		t := (-qb - math.Sqrt(h)) / qa
+		y := c.baoa + t*bard
+		if y > 0 && y < c.baba {
+			return t, t > 0
+		}
+		if y <= 0 {
+			return sphereT(doa, c.cA)
+		}
+		return sphereT(dob, c.cB)
+	}
+	t1, ok1 := sphereT(doa, c.cA)
+	t2, ok2 := sphereT(dob, c.cB)
+	switch {
+	case ok1 && ok2:
+		return min(t1, t2), true
+	case ok1:
+		return t1, true
+	}
+	return t2, ok2
+}
+
+// sphereT is sphere with b = d·oc and c = oc·oc - ra².
+func sphereT(b, c float64) (float64, bool) {
+	h := b*b - c
+	if h < 0 {
+		return 0, false
+	}
+	t := -b - math.Sqrt(h)
+	return t, t > 0
 }
 
 // capsule intersects the ray p + t·d (d a unit vector) with the capsule
@@ -583,18 +718,24 @@ func (g *rng) next() uint64 {
 	return z ^ (z >> 31)
 }
 
-// normals returns four approximately standard-normal draws (each the sum
-// of four uniform bytes, centred and scaled: Irwin–Hall).
+// normals returns four standard-normal draws: table entries picked by the
+// four 16-bit parts of one draw.
 func (g *rng) normals() [4]float32 {
 	x := g.next()
-	var out [4]float32
-	for i := range 4 {
-		s := int(x&0xff) + int(x>>8&0xff) + int(x>>16&0xff) + int(x>>24&0xff)
-		out[i] = (float32(s) - 510) / 147.8 // σ of the sum of four U(0,255): 147.8
-		x = x>>16 | x<<48
-	}
-	return out
+	t := normalTable()
+	return [4]float32{t[x&0xffff], t[x>>16&0xffff], t[x>>32&0xffff], t[x>>48]}
 }
+
+// normalTable holds 65536 standard-normal values: the normal distribution's
+// quantiles at (i+0.5)/65536, in an order scrambled by a fixed generator
+// (the order does not matter for uniformly random indices).
+var normalTable = sync.OnceValue(func() *[1 << 16]float32 {
+	var t [1 << 16]float32
+	for i := range t {
+		t[i] = float32(math.Sqrt2 * math.Erfinv(2*(float64(i)+0.5)/(1<<16)-1))
+	}
+	return &t
+})
 
 // encode converts the image to YUYV (BT.601, full range) with the light's
 // brightness and colour and the sensor noise.
@@ -650,9 +791,11 @@ func (r *Renderer) Visible(p Vec3, tol float64) (u, v float64, ok bool) {
 	if u < 0 || v < 0 || u >= float64(r.in.Width) || v >= float64(r.in.Height) {
 		return u, v, false
 	}
-	d := math.Sqrt(c.dot(c))
-	z := r.depth[int(v)*r.in.Width+int(u)]
-	return u, v, float64(z) >= d-tol
+	i := int(v)*r.in.Width + int(u)
+	if !r.hit(i) {
+		return u, v, true // the ground hides nothing above it
+	}
+	return u, v, float64(r.depth[i]) >= math.Sqrt(c.dot(c))-tol
 }
 
 // VisibleGround returns the pixel of the ground point p in the last frame
@@ -666,7 +809,7 @@ func (r *Renderer) VisibleGround(p Vec3) (u, v float64, ok bool) {
 	if u < 0 || v < 0 || u >= float64(r.in.Width) || v >= float64(r.in.Height) {
 		return u, v, false
 	}
-	return u, v, !r.hit[int(v)*r.in.Width+int(u)]
+	return u, v, !r.hit(int(v)*r.in.Width + int(u))
 }
 
 // RGB returns pixel (u, v) of the last frame before encoding (linear

@@ -141,6 +141,7 @@ type campaignFlags struct {
 	limit, penalised, sample *time.Duration
 	found, reliable          *float64
 	seed                     *uint64
+	vision                   *string
 }
 
 func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
@@ -161,6 +162,7 @@ func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
 	f.penalised = fs.Duration("penalised", 0, "how long the robots stand penalised before each trial, simulation time (default 3s)")
 	f.sample = fs.Duration("sample", 0, "trajectory sampling interval (default 500ms)")
 	f.seed = fs.Uint64("seed", 0, "the campaign's seed (default 1)")
+	f.vision = fs.String("vision", "", "where the robots' vision comes from: server (the simulator's detected observations, the default) or rendered (camera images rendered from the scene, seen through robotd's own vision pipeline); the same as -set sim.vision.source=…")
 	return f
 }
 
@@ -186,6 +188,14 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 		}
 	}
 	cfg.Set = append(cfg.Set, f.sets...)
+	if set["vision"] {
+		switch *f.vision {
+		case "server", "rendered":
+			cfg.Set = append(cfg.Set, "sim.vision.source="+*f.vision)
+		default:
+			return cfg, fmt.Errorf("-vision %q: want server or rendered", *f.vision)
+		}
+	}
 	if set["positions"] {
 		ps, err := experiment.LookupPositions(*f.posSet)
 		if err != nil {

@@ -408,54 +408,82 @@ func (r *Renderer) collect(s *Scene) {
 	}
 }
 
-// add keeps o if its bounding box is in the image.
+// add keeps o if its bounding box is in the image. The box is that of
+// the corners of the axis-aligned boxes around the axis' ends, with the
+// axis first clipped to the part at least nearClip(r) in front of the
+// camera plane (where every corner is in front of the camera). A capsule
+// whose whole axis is nearer than that but not behind the camera gets the
+// whole image as its box; the part of an axis cut off by the clip (within
+// a few radii of the camera plane, outside the field of view but at its
+// very edges) is not drawn.
 func (r *Renderer) add(o object) {
 	if r.nObj >= len(r.objs) {
 		return
 	}
+	ca := r.pose.Rot.ApplyT(o.a.sub(r.pose.Pos))
+	cb := r.pose.Rot.ApplyT(o.b.sub(r.pose.Pos))
+	if ca[0] < -o.r && cb[0] < -o.r {
+		return // wholly behind the camera
+	}
+	// Outside one of the view frustum's side planes (through the camera,
+	// at the field of view's edges): both ends more than the radius
+	// beyond it.
+	tx, ty := r.cx/r.fx, r.cy/r.fy
+	nx, ny := math.Sqrt(1+tx*tx), math.Sqrt(1+ty*ty)
+	for _, pl := range [4][3]float64{{-tx / nx, 1 / nx, 0}, {-tx / nx, -1 / nx, 0}, {-ty / ny, 0, 1 / ny}, {-ty / ny, 0, -1 / ny}} {
+		da := pl[0]*ca[0] + pl[1]*ca[1] + pl[2]*ca[2]
+		db := pl[0]*cb[0] + pl[1]*cb[1] + pl[2]*cb[2]
+		if da > o.r && db > o.r {
+			return
+		}
+	}
+	w, h := r.in.Width, r.in.Height
+	zn := nearClip(o.r)
+	pa, pb := o.a, o.b
+	full := false
+	switch {
+	case ca[0] < zn && cb[0] < zn:
+		full = true
+	case ca[0] < zn:
+		pa = o.a.add(o.b.sub(o.a).scale((zn - ca[0]) / (cb[0] - ca[0])))
+	case cb[0] < zn:
+		pb = o.b.add(o.a.sub(o.b).scale((zn - cb[0]) / (ca[0] - cb[0])))
+	}
+	if full {
+		o.u0, o.v0, o.u1, o.v1 = 0, 0, w, h
+		r.objs[r.nObj] = o
+		r.nObj++
+		return
+	}
 	u0, v0 := math.Inf(1), math.Inf(1)
 	u1, v1 := math.Inf(-1), math.Inf(-1)
-	full := false
 	for k := range 16 {
-		p := o.a
+		p := pa
 		if k&8 != 0 {
-			p = o.b
+			p = pb
 		}
 		p[0] += o.r * float64(k&1*2-1)
 		p[1] += o.r * float64(k>>1&1*2-1)
 		p[2] += o.r * float64(k>>2&1*2-1)
 		c := r.pose.Rot.ApplyT(p.sub(r.pose.Pos))
-		if c[0] <= 0.01 {
-			full = true
-			continue
-		}
+		c[0] = max(c[0], 0.01) // only rounding puts a corner nearer
 		u := r.cx - r.fx*c[1]/c[0]
 		v := r.cy - r.fy*c[2]/c[0]
 		u0, u1, v0, v1 = min(u0, u), max(u1, u), min(v0, v), max(v1, v)
 	}
-	w, h := r.in.Width, r.in.Height
-	if full {
-		if r.behind(&o) {
-			return
-		}
-		o.u0, o.v0, o.u1, o.v1 = 0, 0, w, h
-	} else {
-		o.u0, o.v0 = max(int(math.Floor(u0))-1, 0), max(int(math.Floor(v0))-1, 0)
-		o.u1, o.v1 = min(int(math.Ceil(u1))+2, w), min(int(math.Ceil(v1))+2, h)
-		if o.u0 >= o.u1 || o.v0 >= o.v1 {
-			return
-		}
+	o.u0, o.v0 = max(int(math.Floor(max(u0, -1)))-1, 0), max(int(math.Floor(max(v0, -1)))-1, 0)
+	o.u1, o.v1 = min(int(math.Ceil(min(u1, float64(w))))+2, w), min(int(math.Ceil(min(v1, float64(h))))+2, h)
+	if o.u0 >= o.u1 || o.v0 >= o.v1 {
+		return
 	}
 	r.objs[r.nObj] = o
 	r.nObj++
 }
 
-// behind reports whether o lies wholly behind the camera.
-func (r *Renderer) behind(o *object) bool {
-	ax := r.pose.Rot.ApplyT(o.a.sub(r.pose.Pos))
-	bx := r.pose.Rot.ApplyT(o.b.sub(r.pose.Pos))
-	return ax[0] < -o.r && bx[0] < -o.r
-}
+// nearClip is the depth (along the optical axis) from which on the
+// corners of the axis-aligned box of radius ra around an axis point are
+// all in front of the camera: √3·ra and 2 cm.
+func nearClip(ra float64) float64 { return math.Sqrt(3)*ra + 0.02 }
 
 // draw shades o's visible pixels: it casts a ray per pixel of o's
 // bounding box (stepped along the row) and keeps the hits nearer than

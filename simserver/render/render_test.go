@@ -318,3 +318,38 @@ func cpuTime() time.Duration {
 func BenchmarkRenderTop640(b *testing.B)        { benchRender(b, 640, 480, Top, false) }
 func BenchmarkRenderBottom320(b *testing.B)     { benchRender(b, 320, 240, Bottom, false) }
 func BenchmarkRenderTop640Blurred(b *testing.B) { benchRender(b, 640, 480, Top, true) }
+
+// TestObjectsPartlyBehindTheCameraAreBoxed: a goal seen along its
+// crossbar, which runs from behind the camera to in front of it, is
+// ray-cast only in the box of its part in front of the camera, and is
+// still drawn there.
+func TestObjectsPartlyBehindTheCameraAreBoxed(t *testing.T) {
+	s := NewScene(field.SPL())
+	s.NoBall = true
+	hl := float64(s.Field.Length) / 2
+	// Standing on the goal line, 1 m beside the goal, looking along the
+	// goal line at the far post's side: the near post and half the
+	// crossbar are behind the camera plane's sides.
+	pose := standing(hl-0.1, float64(s.Field.GoalWidth)/2+0.05, -math.Pi/2, 0, 0, Top)
+	r, _ := render(t, &s, pose, DefaultOptions(), 640, 480)
+	drawn := 0
+	for i := range r.nObj {
+		o := &r.objs[i]
+		if area := (o.u1 - o.u0) * (o.v1 - o.v0); area >= 640*480/2 {
+			t.Errorf("object %d (kind %d) is cast over %d pixels", i, o.kind, area)
+		}
+		drawn++
+	}
+	if drawn == 0 {
+		t.Fatal("no object in view")
+	}
+	hits := 0
+	for i := range r.hitGen {
+		if r.hit(i) {
+			hits++
+		}
+	}
+	if hits < 500 {
+		t.Errorf("only %d pixels of the goal drawn", hits)
+	}
+}

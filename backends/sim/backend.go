@@ -66,8 +66,10 @@ type event struct {
 // Backend is a simulated NAO on a SimSpark server (rcssserver3d, or
 // robotd's embedded simulator). It implements hal.Device and the
 // capabilities a simulated NAO has: JointSensor, JointActuator, IMUSensor,
-// BodyAngleSensor, SonarSensor, FSRSensor, VisionSensor, GameStateSensor,
-// GroundTruthSensor and StatsReporter.
+// BodyAngleSensor, SonarSensor, FSRSensor, VisionSensor, CameraSensor,
+// GameStateSensor, GroundTruthSensor and StatsReporter. Of VisionSensor
+// and CameraSensor it provides one (runner.Provider): the server's
+// observations, or with Vision.Source rendered the cameras it renders.
 //
 // One goroutine, started by the first Next and ended by Close, dials,
 // sends the scene, and reads frames; everything else happens in the

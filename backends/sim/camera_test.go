@@ -45,8 +45,8 @@ func TestRenderedCamerasAgreeWithTheServer(t *testing.T) {
 			return
 		}
 		sees++
-		if sees%4 != 1 {
-			return // every fourth See block keeps the test short
+		if sees%2 != 1 {
+			return // every second See block keeps the test short
 		}
 		if err := rig.render(a, p, tick); err != nil {
 			t.Fatal(err)
@@ -84,12 +84,13 @@ func TestRenderedCamerasAgreeWithTheServer(t *testing.T) {
 		angle := math.Atan((in.CX-u)/in.FX) * 180 / math.Pi
 		diffs = append(diffs, angle-pol[1])
 	})
-	if sees < 50 || frames != 2*((sees+3)/4) || len(diffs) < 10 {
+	if sees < 50 || frames != 2*((sees+1)/2) || len(diffs) < 15 {
 		t.Fatalf("%d See blocks, %d frames, %d with the ball in the top image", sees, frames, len(diffs))
 	}
-	// The server's angles have a standard deviation of about 3.3° (in the
-	// head body, 4 cm from the camera): the median agrees within 2°.
-	if md := median(diffs); math.Abs(md) > 2 {
+	// The server's angles have a standard deviation of about 3.3° (seen
+	// from the head body's centre, 4 to 6 cm from the cameras): the median
+	// agrees within 3°.
+	if md := median(diffs); math.Abs(md) > 3 {
 		t.Errorf("ball bearing in the image minus the server's: median %.2f° over %d frames", md, len(diffs))
 	}
 	t.Logf("%d See blocks; ball bearing in the image minus the server's: median %+.2f° over %d frames", sees, median(diffs), len(diffs))

@@ -112,7 +112,8 @@ type Renderer struct {
 	rgb, tmp       [][3]float32
 	depth          []float32
 	// hitGen[i] == gen marks the pixels where an object (not the ground)
-	// is drawn in the current frame; depth[i] is valid only there.
+	// is drawn in the current frame; depth[i], the drawn surface's depth
+	// along the optical axis, is valid only there.
 	hitGen []uint32
 	gen    uint32
 	lines  lineTable
@@ -237,9 +238,15 @@ func (r *Renderer) ground(s *Scene, o *Options) {
 			// The pixel's footprint on the ground, for antialiased
 			// lines: range·pixel angle / sin(elevation), that is
 			// t·|d|²·pix/(-dz), the sine bounded below by 0.02.
+			// near < foot is tested as near·den < t·|d|²·pix, without the
+			// division (and the square root only at grazing rays).
 			n2 := dx*dx + dy*dy + dz*dz
-			foot := t * n2 * pix / max(-dz, 0.02*math.Sqrt(n2))
-			if lt.near(gx, gy) < foot {
+			den := -dz
+			if dz*dz < 0.0004*n2 {
+				den = 0.02 * math.Sqrt(n2)
+			}
+			if num := t * n2 * pix; lt.near(gx, gy)*den < num {
+				foot := num / den
 				if dist := lineDistance(d, gx, gy); dist < foot {
 					a := float32(min(max(0.5-dist/foot, 0), 1))
 					if dist <= -foot/2 {
@@ -497,9 +504,10 @@ func (r *Renderer) draw(o *object) {
 	for v := o.v0; v < o.v1; v++ {
 		row := c0.add(cv.scale(float64(v)))
 		for u := o.u0; u < o.u1; u++ {
+			// d's component along the optical axis is 1, so t is the
+			// hit's depth along the optical axis.
 			d := row.add(cu.scale(float64(u)))
-			d = d.scale(1 / math.Sqrt(d.dot(d)))
-			t, ok := cr.hit(d)
+			t, ok := cr.hit(d, d.dot(d))
 			if !ok {
 				continue
 			}
@@ -581,14 +589,14 @@ func newCapsuleRay(p, a, b Vec3, ra float64) capsuleRay {
 	return c
 }
 
-// hit returns the nearest t > 0 at which the ray p + t·d (d a unit
-// vector) meets the capsule: capsule's arithmetic with the constant terms
-// taken from c.
-func (c *capsuleRay) hit(d Vec3) (float64, bool) {
+// hit returns the nearest t > 0 at which the ray p + t·d meets the
+// capsule, dd being d·d: the ray–capsule intersection after Íñigo Quílez
+// for a direction of any length, with the constant terms taken from c.
+func (c *capsuleRay) hit(d Vec3, dd float64) (float64, bool) {
 	bard := c.ba.dot(d)
 	doa := d.dot(c.oa)
 	dob := doa - bard // d·(p-b)
-	if qa := c.baba - bard*bard; c.baba > 0 && qa > 1e-9*c.baba {
+	if qa := c.baba*dd - bard*bard; c.baba > 0 && qa > 1e-9*c.baba*dd {
 		qb := c.baba*doa - c.baoa*bard
 		h := qb*qb - qa*c.qc
 		if h < 0 {
@@ -600,12 +608,12 @@ func (c *capsuleRay) hit(d Vec3) (float64, bool) {
 			return t, t > 0
 		}
 		if y <= 0 {
-			return sphereT(doa, c.cA)
+			return sphereT(doa, c.cA, dd)
 		}
-		return sphereT(dob, c.cB)
+		return sphereT(dob, c.cB, dd)
 	}
-	t1, ok1 := sphereT(doa, c.cA)
-	t2, ok2 := sphereT(dob, c.cB)
+	t1, ok1 := sphereT(doa, c.cA, dd)
+	t2, ok2 := sphereT(dob, c.cB, dd)
 	switch {
 	case ok1 && ok2:
 		return min(t1, t2), true
@@ -615,65 +623,14 @@ func (c *capsuleRay) hit(d Vec3) (float64, bool) {
 	return t2, ok2
 }
 
-// sphereT is sphere with b = d·oc and c = oc·oc - ra².
-func sphereT(b, c float64) (float64, bool) {
-	h := b*b - c
+// sphereT intersects the ray oc + t·d with a sphere around the origin:
+// b = d·oc, c = oc·oc - ra², dd = d·d.
+func sphereT(b, c, dd float64) (float64, bool) {
+	h := b*b - dd*c
 	if h < 0 {
 		return 0, false
 	}
-	t := -b - math.Sqrt(h)
-	return t, t > 0
-}
-
-// capsule intersects the ray p + t·d (d a unit vector) with the capsule
-// of radius ra around the segment a–b (a sphere when a == b); it returns
-// the nearest t > 0 (after Íñigo Quílez's ray-capsule intersection).
-func capsule(p, d, a, b Vec3, ra float64) (float64, bool) {
-	ba := b.sub(a)
-	oa := p.sub(a)
-	baba := ba.dot(ba)
-	bard := ba.dot(d)
-	baoa := ba.dot(oa)
-	qa := baba - bard*bard
-	if baba > 0 && qa > 1e-9*baba {
-		qb := baba*d.dot(oa) - baoa*bard
-		qc := baba*oa.dot(oa) - baoa*baoa - ra*ra*baba
-		h := qb*qb - qa*qc
-		if h < 0 {
-			return 0, false // the infinite cylinder is missed
-		}
-		t := (-qb - math.Sqrt(h)) / qa
-		y := baoa + t*bard
-		if y > 0 && y < baba {
-			return t, t > 0
-		}
-		if y <= 0 {
-			return sphere(oa, d, ra)
-		}
-		return sphere(p.sub(b), d, ra)
-	}
-	// A sphere, or a ray along the axis: the nearer cap.
-	t1, ok1 := sphere(oa, d, ra)
-	t2, ok2 := sphere(p.sub(b), d, ra)
-	switch {
-	case ok1 && ok2:
-		return min(t1, t2), true
-	case ok1:
-		return t1, true
-	}
-	return t2, ok2
-}
-
-// sphere intersects the ray oc + t·d (from the sphere's centre) with a
-// sphere of radius ra.
-func sphere(oc, d Vec3, ra float64) (float64, bool) {
-	b := d.dot(oc)
-	c := oc.dot(oc) - ra*ra
-	h := b*b - c
-	if h < 0 {
-		return 0, false
-	}
-	t := -b - math.Sqrt(h)
+	t := (-b - math.Sqrt(h)) / dd
 	return t, t > 0
 }
 
@@ -809,7 +766,7 @@ func clamp8(v float32) byte {
 
 // Visible returns the pixel of the world point p in the last frame and
 // whether it is in the image and not hidden behind anything nearer than
-// its own distance less tol (metres).
+// its own depth less tol (metres; depths along the optical axis).
 func (r *Renderer) Visible(p Vec3, tol float64) (u, v float64, ok bool) {
 	c := r.pose.Rot.ApplyT(p.sub(r.pose.Pos))
 	if c[0] <= 1e-3 {
@@ -823,7 +780,7 @@ func (r *Renderer) Visible(p Vec3, tol float64) (u, v float64, ok bool) {
 	if !r.hit(i) {
 		return u, v, true // the ground hides nothing above it
 	}
-	return u, v, float64(r.depth[i]) >= math.Sqrt(c.dot(c))-tol
+	return u, v, float64(r.depth[i]) >= c[0]-tol // depths along the optical axis
 }
 
 // VisibleGround returns the pixel of the ground point p in the last frame

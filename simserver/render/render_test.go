@@ -353,3 +353,90 @@ func TestObjectsPartlyBehindTheCameraAreBoxed(t *testing.T) {
 		t.Errorf("only %d pixels of the goal drawn", hits)
 	}
 }
+
+// TestCapsuleRayMatchesTheReference: the renderer's intersection (per-object
+// constants, directions of any length) hits where the unit-direction
+// reference does, at the same distance.
+func TestCapsuleRayMatchesTheReference(t *testing.T) {
+	g := rng{s: 7}
+	f := func() float64 { return float64(g.next()>>11)/(1<<53)*4 - 2 }
+	hits := 0
+	for range 20000 {
+		p := Vec3{f(), f(), f()}
+		a := Vec3{f(), f(), f()}
+		b := a
+		if g.next()%4 != 0 {
+			b = Vec3{f(), f(), f()}
+		}
+		ra := 0.05 + 0.5*(f()+2)/4
+		d := Vec3{f(), f(), f()}
+		n := math.Sqrt(d.dot(d))
+		if n < 1e-3 {
+			continue
+		}
+		tr, okr := capsule(p, d.scale(1/n), a, b, ra)
+		cr := newCapsuleRay(p, a, b, ra)
+		tc, okc := cr.hit(d, d.dot(d))
+		if okr != okc || (okr && math.Abs(tc*n-tr) > 1e-6*(1+tr)) {
+			t.Fatalf("p %v d %v a %v b %v r %v: reference %v %v, renderer %v %v", p, d, a, b, ra, tr, okr, tc*n, okc)
+		}
+		if okr {
+			hits++
+		}
+	}
+	if hits < 300 {
+		t.Fatalf("only %d hits", hits)
+	}
+}
+
+// capsule intersects the ray p + t·d (d a unit vector) with the capsule
+// of radius ra around the segment a–b (a sphere when a == b); it returns
+// the nearest t > 0 (after Íñigo Quílez's ray-capsule intersection).
+func capsule(p, d, a, b Vec3, ra float64) (float64, bool) {
+	ba := b.sub(a)
+	oa := p.sub(a)
+	baba := ba.dot(ba)
+	bard := ba.dot(d)
+	baoa := ba.dot(oa)
+	qa := baba - bard*bard
+	if baba > 0 && qa > 1e-9*baba {
+		qb := baba*d.dot(oa) - baoa*bard
+		qc := baba*oa.dot(oa) - baoa*baoa - ra*ra*baba
+		h := qb*qb - qa*qc
+		if h < 0 {
+			return 0, false // the infinite cylinder is missed
+		}
+		t := (-qb - math.Sqrt(h)) / qa
+		y := baoa + t*bard
+		if y > 0 && y < baba {
+			return t, t > 0
+		}
+		if y <= 0 {
+			return sphere(oa, d, ra)
+		}
+		return sphere(p.sub(b), d, ra)
+	}
+	// A sphere, or a ray along the axis: the nearer cap.
+	t1, ok1 := sphere(oa, d, ra)
+	t2, ok2 := sphere(p.sub(b), d, ra)
+	switch {
+	case ok1 && ok2:
+		return min(t1, t2), true
+	case ok1:
+		return t1, true
+	}
+	return t2, ok2
+}
+
+// sphere intersects the ray oc + t·d (from the sphere's centre) with a
+// sphere of radius ra.
+func sphere(oc, d Vec3, ra float64) (float64, bool) {
+	b := d.dot(oc)
+	c := oc.dot(oc) - ra*ra
+	h := b*b - c
+	if h < 0 {
+		return 0, false
+	}
+	t := -b - math.Sqrt(h)
+	return t, t > 0
+}

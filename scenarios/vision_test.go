@@ -24,6 +24,11 @@ import (
 // -vision-laps=2m ./scenarios).
 var visionLaps = flag.Duration("vision-laps", 12*time.Second, "simulation time TestLocalisationVisionInTheLoop walks its laps")
 
+// visionBlind darkens the rendered images until the pipeline sees
+// nothing: the control run of the measurement, localising from odometry
+// alone (its error bounds are then not expected to hold).
+var visionBlind = flag.Bool("vision-blind", false, "TestLocalisationVisionInTheLoop renders images too dark to see anything in (a control run)")
+
 // TestLocalisationVisionInTheLoop: a robot whose backend renders its
 // camera images (sim.vision.source rendered) and which sees only through
 // robotd's own vision pipeline, without goal post IDs, walks laps around
@@ -49,6 +54,9 @@ func TestLocalisationVisionInTheLoop(t *testing.T) {
 	sc.DeadTimeout = config.Duration(20 * time.Second)
 	sc.HandshakeTimeout = config.Duration(20 * time.Second)
 	sc.Vision.Source = sim.SourceRendered
+	if *visionBlind {
+		sc.Vision.Render.Options.Brightness, sc.Vision.Render.Options.Noise = 0.1, 0
+	}
 	cfg.Sim = &sc
 	cfg.Modules = func(c *robot.Config) []runner.Module {
 		c.Perception.Localisation.PostIDs = false

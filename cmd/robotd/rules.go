@@ -374,6 +374,7 @@ var configRules = func() config.Rules {
 		"sim.vision.sonar_cone_deg":            rng(0, 180),
 		"sim.vision.source":                    config.OneOf("server", "rendered"),
 		"sim.vision.render.bottom_width":       config.Int(320, 640),
+		"sim.vision.render.every":              config.Int(1, 30),
 		"sim.vision.render.options.brightness": rng(0.1, 4),
 		"sim.vision.render.options.colour_temperature": rng(2500, 12000),
 		"sim.vision.render.options.noise":              rng(0, 64),

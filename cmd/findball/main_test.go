@@ -64,6 +64,13 @@ func TestPrintConfig(t *testing.T) {
 					t.Errorf("loss %v, play on %v, strategies %+v", c.Network.Loss, c.PlayOn, c.Strategies)
 				}
 			}},
+		{name: "vision in the loop", args: []string{"-vision", "rendered"},
+			check: func(t *testing.T, c experiment.Config) {
+				if len(c.Set) == 0 || c.Set[len(c.Set)-1] != "sim.vision.source=rendered" {
+					t.Errorf("set: %v", c.Set)
+				}
+			}},
+		{name: "unknown vision", args: []string{"-vision", "telepathy"}, err: "telepathy"},
 		{name: "unknown position set", args: []string{"-positions", "moon"}, err: "spread"},
 		{name: "unknown setting", args: []string{"-set", "behaviour.nope=1"}, err: "behaviour.nope"},
 		{name: "bad strategy", args: []string{"-strategy", "2019"}, err: "search.strategy"},

@@ -23,16 +23,25 @@ type Vision func(frames *hal.FramePool) runner.Module
 
 // VisionModules returns the vision stage for dev: newVision's module if
 // dev has cameras (hal.CameraSensor) and reports no observations of its
-// own (hal.VisionSensor, a simulator's), else none.
+// own (hal.VisionSensor, a simulator's), else none. A backend that decides
+// its capabilities at run time (runner.Provider) is asked: a simulator
+// rendering camera images provides frames and no observations.
 func VisionModules(dev hal.Device, newVision Vision) []runner.Module {
 	cam, ok := dev.(hal.CameraSensor)
-	if !ok || newVision == nil {
+	if !ok || newVision == nil || !provides(dev, msg.CameraKey.Name()) {
 		return nil
 	}
-	if _, seen := dev.(hal.VisionSensor); seen {
+	if _, seen := dev.(hal.VisionSensor); seen && provides(dev, msg.VisionKey.Name()) {
 		return nil
 	}
 	return []runner.Module{newVision(cam.Frames())}
+}
+
+// provides reports whether dev has the capability of entry name: what it
+// says if it is a runner.Provider, else yes.
+func provides(dev hal.Device, name string) bool {
+	p, ok := dev.(runner.Provider)
+	return !ok || p.Provides(name)
 }
 
 // PipelineVision is the Vision of package modules/vision: per camera a
@@ -47,7 +56,11 @@ func PipelineVision(cfg vision.Config, leg body.Leg) Vision {
 
 // DefaultVision is PipelineVision with the pipeline's defaults on the NAO
 // v6's legs.
-func DefaultVision() Vision { return PipelineVision(vision.DefaultConfig(), body.NAO().Leg) }
+func DefaultVision() Vision { return VisionFor(body.NAOv6) }
+
+// VisionFor is PipelineVision with the pipeline's defaults on the legs of
+// body k (the simulated NAO's in a simulator).
+func VisionFor(k body.Kind) Vision { return PipelineVision(vision.DefaultConfig(), body.For(k).Leg) }
 
 // pipelineVision is PipelineVision's module.
 type pipelineVision struct {

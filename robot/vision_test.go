@@ -9,6 +9,7 @@ import (
 	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/internal/testimages"
 	"github.com/robotd/robotd/msg"
+	"github.com/robotd/robotd/runner"
 )
 
 // TestPipelineVision runs modules/vision's pipeline as the robot build
@@ -85,5 +86,47 @@ func TestPipelineVision(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("%v allocations per tick", n)
+	}
+}
+
+// visionDev is a device with cameras and observations of its own; as a
+// runner.Provider it says which of the two it provides (all when both
+// provide flags are set, as without Provides).
+type visionDev struct {
+	hal.Device
+	vision, camera bool
+	pool           *hal.FramePool
+}
+
+func (d *visionDev) ReadVision(*hal.Vision)       {}
+func (d *visionDev) ReadCamera(*hal.CameraFrames) {}
+func (d *visionDev) Frames() *hal.FramePool       { return d.pool }
+func (d *visionDev) Provides(entry string) bool {
+	switch entry {
+	case msg.VisionKey.Name():
+		return d.vision
+	case msg.CameraKey.Name():
+		return d.camera
+	}
+	return true
+}
+
+// TestVisionModulesFollowTheProvider: the vision stage runs on a device
+// that provides camera frames and no observations (a simulator rendering
+// its cameras), and not on one that provides observations (a simulator's
+// detected ones) or no frames.
+func TestVisionModulesFollowTheProvider(t *testing.T) {
+	pool := hal.NewFramePool(1, 16)
+	var got *hal.FramePool
+	newVision := func(p *hal.FramePool) runner.Module { got = p; return DefaultVision()(p) }
+	for _, tc := range []struct {
+		vision, camera bool
+		want           int
+	}{{false, true, 1}, {true, false, 0}, {true, true, 0}, {false, false, 0}} {
+		got = nil
+		mods := VisionModules(&visionDev{vision: tc.vision, camera: tc.camera, pool: pool}, newVision)
+		if len(mods) != tc.want || (tc.want == 1 && got != pool) {
+			t.Errorf("provides vision %v, camera %v: %d modules (pool %p), want %d", tc.vision, tc.camera, len(mods), got, tc.want)
+		}
 	}
 }

@@ -140,6 +140,12 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 	} else {
 		run.Add(robot.Modules(&mc)...)
 	}
+	if be.Vision() == sim.SourceRendered {
+		// The backend renders camera images instead of reporting the
+		// server's observations: the robot sees through its own vision
+		// pipeline, as cmd/robotd wires it.
+		run.Add(robot.VisionModules(r.dev, robot.VisionFor(mc.Motion.Body))...)
+	}
 	run.Add(rc.Extra...)
 	const who = "simrun"
 	if r.truth, err = blackboard.ReadOptional(board, who, msg.GroundTruthKey); err == nil {

@@ -66,8 +66,10 @@ type event struct {
 // Backend is a simulated NAO on a SimSpark server (rcssserver3d, or
 // robotd's embedded simulator). It implements hal.Device and the
 // capabilities a simulated NAO has: JointSensor, JointActuator, IMUSensor,
-// BodyAngleSensor, SonarSensor, FSRSensor, VisionSensor, GameStateSensor,
-// GroundTruthSensor and StatsReporter.
+// BodyAngleSensor, SonarSensor, FSRSensor, VisionSensor, CameraSensor,
+// GameStateSensor, GroundTruthSensor and StatsReporter. Of VisionSensor
+// and CameraSensor it provides one (runner.Provider): the server's
+// observations, or with Vision.Source rendered the cameras it renders.
 //
 // One goroutine, started by the first Next and ended by Close, dials,
 // sends the scene, and reads frames; everything else happens in the
@@ -80,6 +82,7 @@ type Backend struct {
 	period time.Duration
 
 	a    *Adapter
+	rig  *cameraRig // the rendered cameras; nil with the server's vision
 	p    simspark.Perception
 	eff  simspark.Effectors
 	wbuf []byte
@@ -166,6 +169,13 @@ func New(cfg Config, log *slog.Logger) (*Backend, error) {
 		timer:   time.NewTimer(time.Hour),
 	}
 	b.timer.Stop()
+	if cfg.Vision.Source == SourceRendered {
+		var err error
+		if b.rig, err = newCameraRig(cfg.Vision.Render); err != nil {
+			cancel()
+			return nil, err
+		}
+	}
 	return b, nil
 }
 
@@ -472,6 +482,7 @@ func (b *Backend) connectedTick() hal.Tick {
 	}
 	b.a.Update(&b.p)
 	b.replyDue = true
+	defer b.renderCameras()
 	cycle := time.Duration(math.Round(b.a.Cycle() * float64(time.Second)))
 	if cycle <= 0 {
 		cycle = b.period
@@ -600,6 +611,9 @@ func (b *Backend) Close() error {
 		return nil
 	}
 	b.conn = nil
+	if b.rig != nil {
+		b.rig.close()
+	}
 	return nil
 }
 
@@ -621,6 +635,56 @@ func (b *Backend) ReadFSR(v *hal.FSR) { b.a.ReadFSR(v) }
 // ReadSonar implements hal.SonarSensor.
 func (b *Backend) ReadSonar(v *hal.Sonar) { b.a.ReadSonar(v) }
 
+// renderCameras renders the cameras for a message with a See block, at
+// the tick time just set (rendered vision only).
+func (b *Backend) renderCameras() {
+	if b.rig == nil || !b.a.vision.Fresh {
+		return
+	}
+	if err := b.rig.render(b.a, &b.p, b.last); err != nil {
+		b.errors.Add(1)
+		if b.last >= b.logAt {
+			b.log.Warn("rendering the cameras failed", "err", err)
+			b.logAt = b.last + time.Second
+		}
+	}
+}
+
+// Provides implements runner.Provider: with rendered vision the backend
+// provides camera frames and no observations, else observations and no
+// camera frames; every other capability it has.
+func (b *Backend) Provides(entry string) bool {
+	switch entry {
+	case visionKey:
+		return b.rig == nil
+	case cameraKey:
+		return b.rig != nil
+	}
+	return true
+}
+
+// ReadCamera implements hal.CameraSensor: both cameras' newest rendered
+// frames (none with the server's vision).
+func (b *Backend) ReadCamera(v *hal.CameraFrames) {
+	if b.rig == nil {
+		*v = hal.CameraFrames{}
+		return
+	}
+	b.rig.read(v)
+}
+
+// Frames implements hal.CameraSensor: the rendered frames' pool (nil with
+// the server's vision).
+func (b *Backend) Frames() *hal.FramePool {
+	if b.rig == nil {
+		return nil
+	}
+	return b.rig.pool
+}
+
+// Vision returns where the backend's vision comes from.
+func (b *Backend) Vision() VisionSource { return b.cfg.Vision.Source }
+
 // ReadVision implements hal.VisionSensor.
 func (b *Backend) ReadVision(v *hal.Vision) { b.a.ReadVision(v) }
 
@@ -640,6 +704,7 @@ var (
 	_ hal.SonarSensor       = (*Backend)(nil)
 	_ hal.FSRSensor         = (*Backend)(nil)
 	_ hal.VisionSensor      = (*Backend)(nil)
+	_ hal.CameraSensor      = (*Backend)(nil)
 	_ hal.GameStateSensor   = (*Backend)(nil)
 	_ hal.GroundTruthSensor = (*Backend)(nil)
 	_ hal.StatsReporter     = (*Backend)(nil)

@@ -68,6 +68,13 @@ type Beam struct {
 // VisionConfig configures the vision adapter (the thesis §3.2.3) and the
 // sonars derived from vision (§3.2.5).
 type VisionConfig struct {
+	// Source is where the robot's vision comes from: "server" (the
+	// server's detected observations, hal.Vision) or "rendered" (camera
+	// images rendered from the scene the server reports, hal.CameraSensor,
+	// for robotd's own vision pipeline).
+	Source VisionSource `json:"source"`
+	// Render configures the rendered cameras.
+	Render RenderConfig `json:"render"`
 	// FOVDeg is the real camera's horizontal field of view: observations
 	// further than FOVDeg/2 from the camera axis are dropped (the server
 	// sees 120°).
@@ -107,6 +114,7 @@ func DefaultConfig() Config {
 		Vision: VisionConfig{
 			FOVDeg: 60.9, ReliableBallDistance: 2.5,
 			SonarMin: 0.2, SonarMax: 0.8, SonarConeDeg: 60,
+			Render: DefaultRenderConfig(),
 		},
 	}
 }
@@ -161,6 +169,14 @@ func (c Config) Validate() error {
 	}
 	if !(v.SonarMin >= 0 && v.SonarMax > v.SonarMin) {
 		bad("vision.sonar_min %v and sonar_max %v: want 0 ≤ min < max", v.SonarMin, v.SonarMax)
+	}
+	if v.Source != SourceServer && v.Source != SourceRendered {
+		bad("vision.source %d is neither server nor rendered", v.Source)
+	}
+	if v.Source == SourceRendered {
+		if err := v.Render.Validate(); err != nil {
+			bad("%w", err)
+		}
 	}
 	if !(v.SonarConeDeg > 0 && v.SonarConeDeg <= 180) {
 		bad("vision.sonar_cone_deg %v is outside (0, 180]", v.SonarConeDeg)

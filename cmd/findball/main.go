@@ -144,6 +144,7 @@ type campaignFlags struct {
 	found, reliable          *float64
 	seed                     *uint64
 	physics                  *string
+	vision                   *string
 }
 
 func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
@@ -165,6 +166,7 @@ func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
 	f.sample = fs.Duration("sample", 0, "trajectory sampling interval (default 500ms)")
 	f.seed = fs.Uint64("seed", 0, "the campaign's seed (default 1)")
 	f.physics = fs.String("physics", "", "the embedded simulator's world model: ode (the default: rcssserver3d's dynamics; a build with -tags ode) or kinematic (quick, but its find rates and times differ from the physics mode's: it judges no strategy)")
+	f.vision = fs.String("vision", "", "where the robots' vision comes from: server (the simulator's detected observations, the default) or rendered (camera images rendered from the scene, seen through robotd's own vision pipeline); the same as -set sim.vision.source=…")
 	return f
 }
 
@@ -192,6 +194,16 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 				return cfg, err
 			}
 			cfg.Strategies = append(cfg.Strategies, st)
+		}
+	}
+	if set["vision"] {
+		switch *f.vision {
+		case "server", "rendered":
+			if err := config.Set(&cfg.Robot, "sim.vision.source="+*f.vision, experiment.DefaultRobotConfig); err != nil {
+				return cfg, fmt.Errorf("-vision %s: %w", *f.vision, err)
+			}
+		default:
+			return cfg, fmt.Errorf("-vision %q: want server or rendered", *f.vision)
 		}
 	}
 	if set["positions"] {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/robotd/robotd/backends/sim"
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/experiment"
 	"github.com/robotd/robotd/internal/leaktest"
@@ -72,6 +73,13 @@ func TestPrintConfig(t *testing.T) {
 			}
 		}},
 		{name: "unknown physics", args: []string{"-physics", "bullet"}, err: "physics"},
+		{name: "vision in the loop", args: []string{"-vision", "rendered"},
+			check: func(t *testing.T, c experiment.Config) {
+				if c.Robot.Sim.Vision.Source != sim.SourceRendered {
+					t.Errorf("vision source %q, want rendered", c.Robot.Sim.Vision.Source)
+				}
+			}},
+		{name: "unknown vision", args: []string{"-vision", "telepathy"}, err: "telepathy"},
 		{name: "unknown position set", args: []string{"-positions", "moon"}, err: "spread"},
 		{name: "unknown setting", args: []string{"-set", "behaviour.nope=1"}, err: "behaviour.nope"},
 		{name: "bad strategy", args: []string{"-strategy", "2019"}, err: "search.strategy"},

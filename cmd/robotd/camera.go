@@ -17,12 +17,12 @@ type hooks struct {
 
 // vision is the image-processing stage between the cameras and
 // perception (robot.Vision): package modules/vision's pipeline with its
-// defaults, on the NAO v6's legs (the camera matrix's hip height).
-func (c *Config) vision() robot.Vision {
+// defaults, on the legs of body k (the camera matrix's hip height).
+func (c *Config) vision(k body.Kind) robot.Vision {
 	if c.hooks.vision != nil {
 		return c.hooks.vision
 	}
-	return robot.DefaultVision()
+	return robot.VisionFor(k)
 }
 
 // cameraInfos returns the NAO v6 cameras' models with the robot's

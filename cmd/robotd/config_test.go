@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/robotd/robotd/backends/sim"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,15 @@ func TestLoadConfig(t *testing.T) {
 					t.Errorf("got %+v %+v", c.Runner, c.Perception)
 				}
 			}},
+		{name: "rendered vision", file: `{"sim": {"vision": {"source": "rendered", "render": {"bottom_width": 640, "every": 2}}}}`,
+			check: func(t *testing.T, c *Config) {
+				v := c.SimBackend().Vision
+				if v.Source != sim.SourceRendered || v.Render.BottomWidth != 640 || v.Render.Every != 2 || v.Render.Options.Brightness != 1 {
+					t.Errorf("got %+v", v)
+				}
+			}},
+		{name: "bad vision source", file: `{"sim": {"vision": {"source": "camera"}}}`, err: "camera"},
+		{name: "bad bottom width", file: `{"sim": {"vision": {"source": "rendered", "render": {"bottom_width": 400}}}}`, err: "bottom_width"},
 		{name: "unknown key", file: `{"robot": {"playr": 4}}`, err: `unknown field "playr"`},
 		{name: "bad player", args: []string{"-player", "0"}, err: "robot.player: 0 is outside 1..20"},
 		{name: "bad level", args: []string{"-log-level", "loud"}, err: `log.level: "loud"`},

@@ -4,4 +4,4 @@ package visioneval
 
 // quickFrames is TestRenderedFrames' default with the race detector,
 // which slows rendering about fourfold.
-const quickFrames = 30
+const quickFrames = 60

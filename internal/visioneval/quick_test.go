@@ -2,5 +2,5 @@
 
 package visioneval
 
-// quickFrames is TestRenderedFrames' default: a few seconds of rendering.
-const quickFrames = 40
+// quickFrames is TestRenderedFrames' default: about a second of rendering.
+const quickFrames = 100

@@ -99,30 +99,41 @@ var sunDir = geom.Vec3{0.3, 0.2, 0.933}
 
 // Renderer renders frames of one image size. It is not safe for
 // concurrent use; give each camera its own.
+//
+// Cost: the ground is computed row by row (a pixel's ray, its ground
+// point and footprint are linear in u along a row, so a ground pixel costs
+// one division), painted lines are looked up only where a coarse table of
+// distances to the nearest line says one may be under the pixel, objects
+// are ray-cast only inside their projected bounding boxes, and the depth
+// and hit buffers are never cleared: an entry counts only if it was
+// written in the current frame (hitGen).
 type Renderer struct {
 	in             Intrinsics
 	fx, fy, cx, cy float64
 	rgb, tmp       [][3]float32
 	depth          []float32
-	// hit marks the pixels where an object (not the ground) is drawn.
-	hit   []bool
-	stats Stats
-	pose  Pose
-	objs  [4 + 2 + MaxRobots]object
-	nObj  int
+	// hitGen[i] == gen marks the pixels where an object (not the ground)
+	// is drawn in the current frame; depth[i], the drawn surface's depth
+	// along the optical axis, is valid only there.
+	hitGen []uint32
+	gen    uint32
+	lines  lineTable
+	stats  Stats
+	pose   Pose
+	objs   [4 + 2 + MaxRobots]object
+	nObj   int
 }
 
 // object is a capsule (a segment swept by a radius) or, with b == a, a
 // sphere.
 type object struct {
-	kind       objKind
-	a, b       geom.Vec3
-	r          float64
-	team       uint8
-	u0, u1     int
-	v0, v1     int
-	ballRot    geom.Mat3
-	onlyHitCnt bool
+	kind    objKind
+	a, b    geom.Vec3
+	r       float64
+	team    uint8
+	u0, u1  int
+	v0, v1  int
+	ballRot geom.Mat3
 }
 
 type objKind uint8
@@ -142,7 +153,7 @@ func NewRenderer(in Intrinsics) (*Renderer, error) {
 		return nil, errors.New("render: field of view must be within (0, 180°)")
 	}
 	n := in.Width * in.Height
-	r := &Renderer{in: in, rgb: make([][3]float32, n), tmp: make([][3]float32, n), depth: make([]float32, n), hit: make([]bool, n)}
+	r := &Renderer{in: in, rgb: make([][3]float32, n), tmp: make([][3]float32, n), depth: make([]float32, n), hitGen: make([]uint32, n)}
 	r.fx, r.fy, r.cx, r.cy = in.focal()
 	return r, nil
 }
@@ -154,7 +165,8 @@ func (r *Renderer) Intrinsics() Intrinsics { return r.in }
 func (r *Renderer) Stats() Stats { return r.stats }
 
 // Render draws scene s seen from pose into dst (which must have the
-// renderer's size) with the options o. It does not allocate.
+// renderer's size) with the options o. It does not allocate (the first
+// frame on a new field's dimensions builds the line table).
 func (r *Renderer) Render(dst *Frame, s *Scene, pose *Pose, o *Options) error {
 	if dst.Width != r.in.Width || dst.Height != r.in.Height || len(dst.Data) != 2*r.in.Width*r.in.Height {
 		return fmt.Errorf("render: frame is %d×%d (%d bytes), renderer %d×%d", dst.Width, dst.Height, len(dst.Data), r.in.Width, r.in.Height)
@@ -164,7 +176,12 @@ func (r *Renderer) Render(dst *Frame, s *Scene, pose *Pose, o *Options) error {
 	}
 	r.pose = *pose
 	r.stats = Stats{}
-	clear(r.hit)
+	r.gen++
+	if r.gen == 0 { // wrapped: forget every old mark
+		clear(r.hitGen)
+		r.gen = 1
+	}
+	r.lines.build(&s.Field)
 	r.ground(s, o)
 	r.collect(s)
 	for i := range r.nObj {
@@ -175,19 +192,16 @@ func (r *Renderer) Render(dst *Frame, s *Scene, pose *Pose, o *Options) error {
 	return nil
 }
 
-// rayAt returns the unit world ray through pixel centre (u, v).
-func (r *Renderer) rayAt(u, v int) geom.Vec3 {
-	d := r.pose.Rot.Apply(geom.Vec3{1, (r.cx - (float64(u) + 0.5)) / r.fx, (r.cy - (float64(v) + 0.5)) / r.fy})
-	n := math.Sqrt(d.Dot(d))
-	return d.Scale(1 / n)
-}
+// hit reports whether an object is drawn at pixel i in the current frame.
+func (r *Renderer) hit(i int) bool { return r.hitGen[i] == r.gen }
 
 // ground fills every pixel with the carpet, its lines, the floor beyond
-// it or the wall, and the depth buffer with their distance.
+// it or the wall. The ground is the plane z = 0: every object stands on
+// or above it, so it never hides one, and it needs no depth.
 func (r *Renderer) ground(s *Scene, o *Options) {
 	w, h := r.in.Width, r.in.Height
 	p := r.pose.Pos
-	// The camera frame's ray for pixel (u, v) is c0 + u·cu + v·cv.
+	// The world ray of pixel (u, v) is c0 + u·cu + v·cv (pixel centres).
 	c0 := r.pose.Rot.Apply(geom.Vec3{1, (r.cx - 0.5) / r.fx, (r.cy - 0.5) / r.fy})
 	cu := r.pose.Rot.Apply(geom.Vec3{0, -1 / r.fx, 0})
 	cv := r.pose.Rot.Apply(geom.Vec3{0, 0, -1 / r.fy})
@@ -197,45 +211,103 @@ func (r *Renderer) ground(s *Scene, o *Options) {
 	bx, by := hl+float64(d.Border), hw+float64(d.Border)
 	tex := float32(o.CarpetTexture)
 	ct := carpetTables()
+	lt := &r.lines
 	for v := range h {
 		row := c0.Add(cv.Scale(float64(v)))
+		out := r.rgb[v*w : (v+1)*w]
 		for u := range w {
-			dir := row.Add(cu.Scale(float64(u)))
-			n := math.Sqrt(dir.Dot(dir))
-			i := v*w + u
-			if dir[2] >= -1e-9 || p[2] <= 0 {
+			dx := row[0] + float64(u)*cu[0]
+			dy := row[1] + float64(u)*cu[1]
+			dz := row[2] + float64(u)*cu[2]
+			if dz >= -1e-9 || p[2] <= 0 {
 				// Above the horizon: a wall, darker towards the floor.
-				e := dir[2] / n
-				t := float32(min(max(e*4, 0), 1))
-				r.rgb[i] = mix(colWallLow, colWall, t)
-				r.depth[i] = math.MaxFloat32
+				e := dz / math.Sqrt(dx*dx+dy*dy+dz*dz)
+				out[u] = mix(colWallLow, colWall, float32(min(max(e*4, 0), 1)))
 				continue
 			}
-			t := -p[2] / dir[2]
-			gx, gy := p[0]+t*dir[0], p[1]+t*dir[1]
-			rng := t * n
-			r.depth[i] = float32(rng)
-			if math.Abs(gx) > bx || math.Abs(gy) > by {
-				r.rgb[i] = colFloor
+			t := -p[2] / dz
+			gx, gy := p[0]+t*dx, p[1]+t*dy
+			if gx > bx || gx < -bx || gy > by || gy < -by {
+				out[u] = colFloor
 				continue
 			}
-			// The pixel's footprint on the ground, for antialiased lines.
-			foot := rng * pix / max(-dir[2]/n, 0.02)
 			c := colCarpet
 			if tex > 0 {
 				k := 1 + tex*carpetNoise(ct, gx, gy)
 				c = [3]float32{c[0] * k, c[1] * k, c[2] * k}
 			}
-			if dist := lineDistance(d, gx, gy); dist < foot {
-				a := float32(min(max(0.5-dist/foot, 0), 1))
-				if dist <= -foot/2 {
-					a = 1
-				}
-				c = mix(c, colLine, a)
+			// The pixel's footprint on the ground, for antialiased
+			// lines: range·pixel angle / sin(elevation), that is
+			// t·|d|²·pix/(-dz), the sine bounded below by 0.02.
+			// near < foot is tested as near·den < t·|d|²·pix, without the
+			// division (and the square root only at grazing rays).
+			n2 := dx*dx + dy*dy + dz*dz
+			den := -dz
+			if dz*dz < 0.0004*n2 {
+				den = 0.02 * math.Sqrt(n2)
 			}
-			r.rgb[i] = c
+			if num := t * n2 * pix; lt.near(gx, gy)*den < num {
+				foot := num / den
+				if dist := lineDistance(d, gx, gy); dist < foot {
+					a := float32(min(max(0.5-dist/foot, 0), 1))
+					if dist <= -foot/2 {
+						a = 1
+					}
+					c = mix(c, colLine, a)
+				}
+			}
+			out[u] = c
 		}
 	}
+}
+
+// lineTable is a coarse table of lower bounds of the distance from a
+// ground point to the nearest painted line's edge (lineDistance), in
+// cells of lineCell: where the bound is at least a pixel's footprint, no
+// line is under the pixel and lineDistance need not run.
+type lineTable struct {
+	dims   field.Dimensions
+	built  bool
+	x0, y0 float64
+	nx, ny int
+	lb     []float32
+}
+
+// lineCell is the table's cell size (m).
+const lineCell = 0.05
+
+// build (re)computes the table for field d, if it was built for another.
+func (t *lineTable) build(d *field.Dimensions) {
+	if t.built && t.dims == *d {
+		return
+	}
+	t.dims, t.built = *d, true
+	bx, by := float64(d.Length)/2+float64(d.Border), float64(d.Width)/2+float64(d.Border)
+	t.x0, t.y0 = -bx-lineCell, -by-lineCell
+	t.nx, t.ny = int(math.Ceil(2*(bx+lineCell)/lineCell))+1, int(math.Ceil(2*(by+lineCell)/lineCell))+1
+	if cap(t.lb) < t.nx*t.ny {
+		t.lb = make([]float32, t.nx*t.ny)
+	}
+	t.lb = t.lb[:t.nx*t.ny]
+	// Within a cell the distance differs from the centre's by at most
+	// half the cell's diagonal.
+	half := lineCell * math.Sqrt2 / 2
+	for i := range t.nx {
+		for j := range t.ny {
+			x, y := t.x0+(float64(i)+0.5)*lineCell, t.y0+(float64(j)+0.5)*lineCell
+			t.lb[i*t.ny+j] = float32(lineDistance(d, x, y) - half - 1e-6)
+		}
+	}
+}
+
+// near returns a lower bound of lineDistance at (x, y) (-Inf outside the
+// table).
+func (t *lineTable) near(x, y float64) float64 {
+	i, j := int((x-t.x0)*(1/lineCell)), int((y-t.y0)*(1/lineCell))
+	if x < t.x0 || y < t.y0 || i >= t.nx || j >= t.ny {
+		return math.Inf(-1)
+	}
+	return float64(t.lb[i*t.ny+j])
 }
 
 func mix(a, b [3]float32, t float32) [3]float32 {
@@ -344,62 +416,99 @@ func (r *Renderer) collect(s *Scene) {
 	}
 }
 
-// add keeps o if its bounding box is in the image.
+// add keeps o if its bounding box is in the image. The box is that of
+// the corners of the axis-aligned boxes around the axis' ends, with the
+// axis first clipped to the part at least nearClip(r) in front of the
+// camera plane (where every corner is in front of the camera). A capsule
+// whose whole axis is nearer than that but not behind the camera gets the
+// whole image as its box; the part of an axis cut off by the clip (within
+// a few radii of the camera plane, outside the field of view but at its
+// very edges) is not drawn.
 func (r *Renderer) add(o object) {
 	if r.nObj >= len(r.objs) {
 		return
 	}
+	ca := r.pose.Rot.ApplyT(o.a.Sub(r.pose.Pos))
+	cb := r.pose.Rot.ApplyT(o.b.Sub(r.pose.Pos))
+	if ca[0] < -o.r && cb[0] < -o.r {
+		return // wholly behind the camera
+	}
+	// Outside one of the view frustum's side planes (through the camera,
+	// at the field of view's edges): both ends more than the radius
+	// beyond it.
+	tx, ty := r.cx/r.fx, r.cy/r.fy
+	nx, ny := math.Sqrt(1+tx*tx), math.Sqrt(1+ty*ty)
+	for _, pl := range [4][3]float64{{-tx / nx, 1 / nx, 0}, {-tx / nx, -1 / nx, 0}, {-ty / ny, 0, 1 / ny}, {-ty / ny, 0, -1 / ny}} {
+		da := pl[0]*ca[0] + pl[1]*ca[1] + pl[2]*ca[2]
+		db := pl[0]*cb[0] + pl[1]*cb[1] + pl[2]*cb[2]
+		if da > o.r && db > o.r {
+			return
+		}
+	}
+	w, h := r.in.Width, r.in.Height
+	zn := nearClip(o.r)
+	pa, pb := o.a, o.b
+	full := false
+	switch {
+	case ca[0] < zn && cb[0] < zn:
+		full = true
+	case ca[0] < zn:
+		pa = o.a.Add(o.b.Sub(o.a).Scale((zn - ca[0]) / (cb[0] - ca[0])))
+	case cb[0] < zn:
+		pb = o.b.Add(o.a.Sub(o.b).Scale((zn - cb[0]) / (ca[0] - cb[0])))
+	}
+	if full {
+		o.u0, o.v0, o.u1, o.v1 = 0, 0, w, h
+		r.objs[r.nObj] = o
+		r.nObj++
+		return
+	}
 	u0, v0 := math.Inf(1), math.Inf(1)
 	u1, v1 := math.Inf(-1), math.Inf(-1)
-	full := false
 	for k := range 16 {
-		p := o.a
+		p := pa
 		if k&8 != 0 {
-			p = o.b
+			p = pb
 		}
 		p[0] += o.r * float64(k&1*2-1)
 		p[1] += o.r * float64(k>>1&1*2-1)
 		p[2] += o.r * float64(k>>2&1*2-1)
 		c := r.pose.Rot.ApplyT(p.Sub(r.pose.Pos))
-		if c[0] <= 0.01 {
-			full = true
-			continue
-		}
+		c[0] = max(c[0], 0.01) // only rounding puts a corner nearer
 		u := r.cx - r.fx*c[1]/c[0]
 		v := r.cy - r.fy*c[2]/c[0]
 		u0, u1, v0, v1 = min(u0, u), max(u1, u), min(v0, v), max(v1, v)
 	}
-	w, h := r.in.Width, r.in.Height
-	if full {
-		if r.behind(&o) {
-			return
-		}
-		o.u0, o.v0, o.u1, o.v1 = 0, 0, w, h
-	} else {
-		o.u0, o.v0 = max(int(math.Floor(u0))-1, 0), max(int(math.Floor(v0))-1, 0)
-		o.u1, o.v1 = min(int(math.Ceil(u1))+2, w), min(int(math.Ceil(v1))+2, h)
-		if o.u0 >= o.u1 || o.v0 >= o.v1 {
-			return
-		}
+	o.u0, o.v0 = max(int(math.Floor(max(u0, -1)))-1, 0), max(int(math.Floor(max(v0, -1)))-1, 0)
+	o.u1, o.v1 = min(int(math.Ceil(min(u1, float64(w))))+2, w), min(int(math.Ceil(min(v1, float64(h))))+2, h)
+	if o.u0 >= o.u1 || o.v0 >= o.v1 {
+		return
 	}
 	r.objs[r.nObj] = o
 	r.nObj++
 }
 
-// behind reports whether o lies wholly behind the camera.
-func (r *Renderer) behind(o *object) bool {
-	ax := r.pose.Rot.ApplyT(o.a.Sub(r.pose.Pos))
-	bx := r.pose.Rot.ApplyT(o.b.Sub(r.pose.Pos))
-	return ax[0] < -o.r && bx[0] < -o.r
-}
+// nearClip is the depth (along the optical axis) from which on the
+// corners of the axis-aligned box of radius ra around an axis point are
+// all in front of the camera: √3·ra and 2 cm.
+func nearClip(ra float64) float64 { return math.Sqrt(3)*ra + 0.02 }
 
-// draw shades o's visible pixels.
+// draw shades o's visible pixels: it casts a ray per pixel of o's
+// bounding box (stepped along the row) and keeps the hits nearer than
+// what was drawn at the pixel before in this frame.
 func (r *Renderer) draw(o *object) {
 	w := r.in.Width
+	c0 := r.pose.Rot.Apply(geom.Vec3{1, (r.cx - 0.5) / r.fx, (r.cy - 0.5) / r.fy})
+	cu := r.pose.Rot.Apply(geom.Vec3{0, -1 / r.fx, 0})
+	cv := r.pose.Rot.Apply(geom.Vec3{0, 0, -1 / r.fy})
+	cr := newCapsuleRay(r.pose.Pos, o.a, o.b, o.r)
 	for v := o.v0; v < o.v1; v++ {
+		row := c0.Add(cv.Scale(float64(v)))
 		for u := o.u0; u < o.u1; u++ {
-			d := r.rayAt(u, v)
-			t, ok := capsule(r.pose.Pos, d, o.a, o.b, o.r)
+			// d's component along the optical axis is 1, so t is the
+			// hit's depth along the optical axis.
+			d := row.Add(cu.Scale(float64(u)))
+			t, ok := cr.hit(d, d.Dot(d))
 			if !ok {
 				continue
 			}
@@ -407,14 +516,14 @@ func (r *Renderer) draw(o *object) {
 				r.stats.BallPixels++
 			}
 			i := v*w + u
-			if float32(t) >= r.depth[i] {
+			if r.hit(i) && float32(t) >= r.depth[i] {
 				continue
 			}
 			if o.kind == objBall {
 				r.stats.BallVisible++
 			}
 			r.depth[i] = float32(t)
-			r.hit[i] = true
+			r.hitGen[i] = r.gen
 			hit := r.pose.Pos.Add(d.Scale(t))
 			r.rgb[i] = r.shade(o, hit)
 		}
@@ -463,36 +572,49 @@ func (r *Renderer) shade(o *object, hit geom.Vec3) [3]float32 {
 	return [3]float32{c[0] * light, c[1] * light, c[2] * light}
 }
 
-// capsule intersects the ray p + t·d (d a unit vector) with the capsule
-// of radius ra around the segment a–b (a sphere when a == b); it returns
-// the nearest t > 0 (after Íñigo Quílez's ray-capsule intersection).
-func capsule(p, d, a, b geom.Vec3, ra float64) (float64, bool) {
-	ba := b.Sub(a)
-	oa := p.Sub(a)
-	baba := ba.Dot(ba)
-	bard := ba.Dot(d)
-	baoa := ba.Dot(oa)
-	qa := baba - bard*bard
-	if baba > 0 && qa > 1e-9*baba {
-		qb := baba*d.Dot(oa) - baoa*bard
-		qc := baba*oa.Dot(oa) - baoa*baoa - ra*ra*baba
-		h := qb*qb - qa*qc
+// capsuleRay intersects rays from one origin with one capsule: the terms
+// of capsule that do not depend on the ray's direction, computed once.
+type capsuleRay struct {
+	ba, oa          geom.Vec3
+	baba, baoa, qc  float64
+	sphA, sphB, cyl bool
+	cA, cB, rr      float64
+}
+
+func newCapsuleRay(p, a, b geom.Vec3, ra float64) capsuleRay {
+	ba, oa := b.Sub(a), p.Sub(a)
+	ob := p.Sub(b)
+	c := capsuleRay{ba: ba, oa: oa, baba: ba.Dot(ba), baoa: ba.Dot(oa), rr: ra * ra}
+	c.qc = c.baba*oa.Dot(oa) - c.baoa*c.baoa - c.rr*c.baba
+	c.cA, c.cB = oa.Dot(oa)-c.rr, ob.Dot(ob)-c.rr
+	return c
+}
+
+// hit returns the nearest t > 0 at which the ray p + t·d meets the
+// capsule, dd being d·d: the ray–capsule intersection after Íñigo Quílez
+// for a direction of any length, with the constant terms taken from c.
+func (c *capsuleRay) hit(d geom.Vec3, dd float64) (float64, bool) {
+	bard := c.ba.Dot(d)
+	doa := d.Dot(c.oa)
+	dob := doa - bard // d·(p-b)
+	if qa := c.baba*dd - bard*bard; c.baba > 0 && qa > 1e-9*c.baba*dd {
+		qb := c.baba*doa - c.baoa*bard
+		h := qb*qb - qa*c.qc
 		if h < 0 {
 			return 0, false // the infinite cylinder is missed
 		}
 		t := (-qb - math.Sqrt(h)) / qa
-		y := baoa + t*bard
-		if y > 0 && y < baba {
+		y := c.baoa + t*bard
+		if y > 0 && y < c.baba {
 			return t, t > 0
 		}
 		if y <= 0 {
-			return sphere(oa, d, ra)
+			return sphereT(doa, c.cA, dd)
 		}
-		return sphere(p.Sub(b), d, ra)
+		return sphereT(dob, c.cB, dd)
 	}
-	// A sphere, or a ray along the axis: the nearer cap.
-	t1, ok1 := sphere(oa, d, ra)
-	t2, ok2 := sphere(p.Sub(b), d, ra)
+	t1, ok1 := sphereT(doa, c.cA, dd)
+	t2, ok2 := sphereT(dob, c.cB, dd)
 	switch {
 	case ok1 && ok2:
 		return min(t1, t2), true
@@ -502,16 +624,14 @@ func capsule(p, d, a, b geom.Vec3, ra float64) (float64, bool) {
 	return t2, ok2
 }
 
-// sphere intersects the ray oc + t·d (from the sphere's centre) with a
-// sphere of radius ra.
-func sphere(oc, d geom.Vec3, ra float64) (float64, bool) {
-	b := d.Dot(oc)
-	c := oc.Dot(oc) - ra*ra
-	h := b*b - c
+// sphereT intersects the ray oc + t·d with a sphere around the origin:
+// b = d·oc, c = oc·oc - ra², dd = d·d.
+func sphereT(b, c, dd float64) (float64, bool) {
+	h := b*b - dd*c
 	if h < 0 {
 		return 0, false
 	}
-	t := -b - math.Sqrt(h)
+	t := (-b - math.Sqrt(h)) / dd
 	return t, t > 0
 }
 
@@ -584,18 +704,24 @@ func (g *rng) next() uint64 {
 	return z ^ (z >> 31)
 }
 
-// normals returns four approximately standard-normal draws (each the sum
-// of four uniform bytes, centred and scaled: Irwin–Hall).
+// normals returns four standard-normal draws: table entries picked by the
+// four 16-bit parts of one draw.
 func (g *rng) normals() [4]float32 {
 	x := g.next()
-	var out [4]float32
-	for i := range 4 {
-		s := int(x&0xff) + int(x>>8&0xff) + int(x>>16&0xff) + int(x>>24&0xff)
-		out[i] = (float32(s) - 510) / 147.8 // σ of the sum of four U(0,255): 147.8
-		x = x>>16 | x<<48
-	}
-	return out
+	t := normalTable()
+	return [4]float32{t[x&0xffff], t[x>>16&0xffff], t[x>>32&0xffff], t[x>>48]}
 }
+
+// normalTable holds 65536 standard-normal values: the normal distribution's
+// quantiles at (i+0.5)/65536, in an order scrambled by a fixed generator
+// (the order does not matter for uniformly random indices).
+var normalTable = sync.OnceValue(func() *[1 << 16]float32 {
+	var t [1 << 16]float32
+	for i := range t {
+		t[i] = float32(math.Sqrt2 * math.Erfinv(2*(float64(i)+0.5)/(1<<16)-1))
+	}
+	return &t
+})
 
 // encode converts the image to YUYV (BT.601, full range) with the light's
 // brightness and colour and the sensor noise.
@@ -641,7 +767,7 @@ func clamp8(v float32) byte {
 
 // Visible returns the pixel of the world point p in the last frame and
 // whether it is in the image and not hidden behind anything nearer than
-// its own distance less tol (metres).
+// its own depth less tol (metres; depths along the optical axis).
 func (r *Renderer) Visible(p geom.Vec3, tol float64) (u, v float64, ok bool) {
 	c := r.pose.Rot.ApplyT(p.Sub(r.pose.Pos))
 	if c[0] <= 1e-3 {
@@ -651,9 +777,11 @@ func (r *Renderer) Visible(p geom.Vec3, tol float64) (u, v float64, ok bool) {
 	if u < 0 || v < 0 || u >= float64(r.in.Width) || v >= float64(r.in.Height) {
 		return u, v, false
 	}
-	d := math.Sqrt(c.Dot(c))
-	z := r.depth[int(v)*r.in.Width+int(u)]
-	return u, v, float64(z) >= d-tol
+	i := int(v)*r.in.Width + int(u)
+	if !r.hit(i) {
+		return u, v, true // the ground hides nothing above it
+	}
+	return u, v, float64(r.depth[i]) >= c[0]-tol // depths along the optical axis
 }
 
 // VisibleGround returns the pixel of the ground point p in the last frame
@@ -667,7 +795,7 @@ func (r *Renderer) VisibleGround(p geom.Vec3) (u, v float64, ok bool) {
 	if u < 0 || v < 0 || u >= float64(r.in.Width) || v >= float64(r.in.Height) {
 		return u, v, false
 	}
-	return u, v, !r.hit[int(v)*r.in.Width+int(u)]
+	return u, v, !r.hit(int(v)*r.in.Width + int(u))
 }
 
 // RGB returns pixel (u, v) of the last frame before encoding (linear

@@ -303,15 +303,16 @@ func findBall(t *testing.T, strategy string, seed uint64) {
 	}
 }
 
-// TestRoleAllocation: three robots play for 90 s with the ball moving
-// (moved or rolled by the trainer every 30 s, and kicked by the striker)
+// TestRoleAllocation: three robots play for 120 s with the ball moving
+// (put before the robot farthest from the striker at 30 s and 90 s,
+// rolled at 60 s, and kicked by the striker)
 // under 10 % packet loss: after the first second there is exactly one
 // striker at every tick, and each robot switches role at most twice per
 // minute.
 func TestRoleAllocation(t *testing.T) {
 	defer leaktest.Check(t)()
 	ctx := context.Background()
-	const run = 90 * time.Second
+	const run = 120 * time.Second // two placements: the trainer's commands land in cycles the test does not choose
 	tr, stop := startTeam(t, teamOptions{strategy: "2017", loss: 0.1, seed: 7, players: []int{2, 3, 4},
 		beams: []sim.Beam{{X: -1, Y: 1.5, Deg: 0}, {X: -3, Y: 0, Deg: 0}, {X: -1, Y: -1.5, Deg: 0}}, ball: hal.Vec2{X: 0.5}})
 	defer stop()

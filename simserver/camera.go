@@ -31,14 +31,14 @@ type CameraView struct {
 	Unum int
 	// Scene holds the ball and the other robots.
 	Scene       render.Scene
-	Top, Bottom render.Pose
+	Top, Bottom geom.Pose3
 	// YawRate and PitchRate are the head joints' velocities (rad/s, NAO
 	// signs: yaw left and pitch down positive), for motion blur.
 	YawRate, PitchRate float64
 }
 
 // Pose returns camera c's pose.
-func (v *CameraView) Pose(c render.CameraID) *render.Pose {
+func (v *CameraView) Pose(c render.CameraID) *geom.Pose3 {
 	if c == render.Bottom {
 		return &v.Bottom
 	}

@@ -27,12 +27,12 @@ func TestCameraViewFollowsTheHead(t *testing.T) {
 	// The cameras sit on the simulated body's HeadPitch hinge (the
 	// SimSpark model's, 5 mm below its head centre, which the server
 	// reports 0.54 m up) with the NAO v6's mounting.
-	top := v.Top.Pos
+	top := v.Top.P
 	neck := s.w.Agents()[0].r.world(model.neck)
 	if math.Abs(neck[2]-0.535) > 0.01 || math.Abs(top[0]-(-2+0.05871)) > 0.01 || math.Abs(top[1]) > 0.01 || math.Abs(top[2]-(neck[2]+0.06364)) > 1e-6 {
 		t.Errorf("top camera at %.3f, neck at %.3f; want 5.871 cm ahead of and 6.364 cm above the neck at about 0.535 m", top, neck)
 	}
-	if b := v.Bottom.Pos; !(b[2] < top[2]-0.04) {
+	if b := v.Bottom.P; !(b[2] < top[2]-0.04) {
 		t.Errorf("bottom camera at %.3f, top at %.3f", b, top)
 	}
 	rb := v.Scene.Robots[0]
@@ -99,7 +99,7 @@ func TestServerCameras(t *testing.T) {
 		var ok bool
 		if v, ok, err = cams.Capture(top); err != nil {
 			t.Fatal(err)
-		} else if ok && math.Abs(v.Top.Pos[0]+2) < 0.1 {
+		} else if ok && math.Abs(v.Top.P[0]+2) < 0.1 {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -27,16 +27,10 @@ const (
 // See item names of a player's body parts, in scene order.
 var partNames = [5]string{"head", "rlowerarm", "llowerarm", "rfoot", "lfoot"}
 
-// camera is a camera pose for one See block.
-type camera struct {
-	p geom.Vec3
-	r geom.Mat3
-}
-
-// polar returns (dist, theta, phi) of rel (world frame, from the camera)
+// viewPolar returns (theta, phi) of rel (world frame, from the camera c)
 // and whether it is inside the view cone.
-func (c *camera) polar(rel geom.Vec3) (th, ph float64, ok bool) {
-	l := c.r.ApplyT(rel)
+func viewPolar(c *geom.Pose3, rel geom.Vec3) (th, ph float64, ok bool) {
+	l := c.R.ApplyT(rel)
 	// Cheap cone tests first: |θ| ≤ 60° means ahead and |x| ≤ √3·y;
 	// |φ| ≤ 60° means |z| ≤ √3·√(x²+y²).
 	h2 := l[0]*l[0] + l[1]*l[1]
@@ -54,8 +48,8 @@ func (c *camera) polar(rel geom.Vec3) (th, ph float64, ok bool) {
 func (w *World) noisy() bool { return !w.cfg.NoVisionNoise }
 
 // appendObject appends "(name (pol d h v))" for an object at pos if visible.
-func (w *World) appendObject(dst []byte, c *camera, a *Agent, name string, pos geom.Vec3) ([]byte, bool) {
-	rel := pos.Sub(c.p)
+func (w *World) appendObject(dst []byte, c *geom.Pose3, a *Agent, name string, pos geom.Vec3) ([]byte, bool) {
+	rel := pos.Sub(c.P)
 	d := rel.Norm()
 	if w.noisy() {
 		rel = rel.Add(a.calib)
@@ -65,7 +59,7 @@ func (w *World) appendObject(dst []byte, c *camera, a *Agent, name string, pos g
 	} else if d <= minSeeDist {
 		return dst, false
 	}
-	th, ph, ok := c.polar(rel)
+	th, ph, ok := viewPolar(c, rel)
 	if !ok {
 		return dst, false
 	}
@@ -83,8 +77,8 @@ func (w *World) appendObject(dst []byte, c *camera, a *Agent, name string, pos g
 
 // appendSee encodes the agent's See block.
 func (w *World) appendSee(dst []byte, a *Agent) []byte {
-	var c camera
-	c.p, c.r = a.r.camPose()
+	var c geom.Pose3
+	c.P, c.R = a.r.camPose()
 	dst = append(dst, "(See"...)
 	for i := range goalPosts {
 		dst, _ = w.appendObject(dst, &c, a, goalPosts[i].name, goalPosts[i].pos)
@@ -97,8 +91,8 @@ func (w *World) appendSee(dst []byte, a *Agent) []byte {
 		dst = w.appendPlayer(dst, &c, a, b)
 	}
 	// Cheat values of the fork, in the agent's team frame.
-	pos, ball := c.p, w.ball.p
-	orient := yawOf(&c.r) * deg
+	pos, ball := c.P, w.ball.p
+	orient := yawOf(&c.R) * deg
 	if a.team == teamRight {
 		pos[0], pos[1] = -pos[0], -pos[1]
 		ball[0], ball[1] = -ball[0], -ball[1]
@@ -113,8 +107,8 @@ func (w *World) appendSee(dst []byte, a *Agent) []byte {
 	dst = append(dst, ')')
 	for i := range features {
 		f := &features[i]
-		rel := f.pos.Sub(c.p)
-		th, ph, ok := c.polar(rel)
+		rel := f.pos.Sub(c.P)
+		th, ph, ok := viewPolar(&c, rel)
 		if !ok {
 			continue
 		}
@@ -139,7 +133,7 @@ func (w *World) appendSee(dst []byte, a *Agent) []byte {
 
 // appendPlayer appends the P item for robot b as seen by a, if any of its
 // parts is visible (a sees its own lower arms).
-func (w *World) appendPlayer(dst []byte, c *camera, a, b *Agent) []byte {
+func (w *World) appendPlayer(dst []byte, c *geom.Pose3, a, b *Agent) []byte {
 	parts := b.r.seenParts(w.cycle)
 	mark := len(dst)
 	dst = append(dst, " (P (team "...)

@@ -172,7 +172,7 @@ func (rig *cameraRig) render(a *Adapter, p *simspark.Perception, t time.Duration
 	h := float64(a.truth.Pose.Heading)
 	s, c := math.Sincos(h)
 	yaw := geom.Mat3{c, -s, 0, s, c, 0, 0, 0, 1}
-	head := yaw.Mul(a.cam.Rot)
+	head := yaw.Mul(a.cam.R)
 	mp := p.See.MyPos
 	pivot := geom.Vec3{mp[0], mp[1], mp[2]}.Add(head.Apply(pivotFromHead()))
 	var errs error
@@ -182,7 +182,7 @@ func (rig *cameraRig) render(a *Adapter, p *simspark.Perception, t time.Duration
 		pos := pivot.Add(head.Apply(geom.Vec3{m.Pos.X, m.Pos.Y, m.Pos.Z}))
 		tilt := geom.RotAxis(geom.Vec3{0, 1, 0}, float64(m.Pitch))
 		cr := head.Mul(tilt)
-		pose := render.Pose{Pos: pos, Rot: cr}
+		pose := geom.Pose3{P: pos, R: cr}
 		f, ok := rig.pool.Get()
 		if !ok {
 			continue // every frame is held: drop this one

@@ -79,21 +79,14 @@ func apply(chain []hinge, angles *[simspark.NumJoints]float64, p geom.Vec3) geom
 	return p
 }
 
-// cameraPose is the camera's pose in the robot frame: the origin on the
-// ground below the midpoint of the two ankles, x along the torso's heading,
-// z up.
-type cameraPose struct {
-	// Pos is the camera's position (m); Pos[2] is its height.
-	Pos geom.Vec3
-	// Rot turns camera-frame directions (x forward, y left, z up, as the
-	// server measures its angles) into robot-frame directions.
-	Rot geom.Mat3
-}
-
 // camera computes the camera pose from the simulator's joint angles (rad,
 // simulator signs) and the torso's roll and pitch relative to the ground.
-// The lower of the two soles is taken to be on the ground.
-func camera(angles *[simspark.NumJoints]float64, roll, pitch float64) cameraPose {
+// The lower of the two soles is taken to be on the ground. The pose is in
+// the robot frame (the origin on the ground below the midpoint of the two
+// ankles, x along the torso's heading, z up): P is the camera's position
+// (m; P[2] its height), R turns camera-frame directions (x forward, y
+// left, z up, as the server measures its angles) into robot-frame ones.
+func camera(angles *[simspark.NumJoints]float64, roll, pitch float64) geom.Pose3 {
 	rt := tilt(roll, pitch)
 	var ankles geom.Vec3
 	ground := math.Inf(1)
@@ -109,5 +102,5 @@ func camera(angles *[simspark.NumJoints]float64, roll, pitch float64) cameraPose
 	ry := geom.RotAxis(headYawHinge.axis, angles[simspark.HJ1])
 	rp := geom.RotAxis(headPitchHinge.axis, angles[simspark.HJ2])
 	rh := ry.Mul(rp)
-	return cameraPose{Pos: cam, Rot: rt.Mul(rh)}
+	return geom.Pose3{P: cam, R: rt.Mul(rh)}
 }

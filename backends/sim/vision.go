@@ -62,7 +62,7 @@ type seen struct {
 
 // ground converts a polar observation of a point at height z (NaN when
 // unknown) into a ground position in the robot frame.
-func (va *visionAdapter) ground(cam *cameraPose, pol simspark.Polar, z float64) seen {
+func (va *visionAdapter) ground(cam *geom.Pose3, pol simspark.Polar, z float64) seen {
 	d, h, v := pol[0], pol[1]*deg, pol[2]*deg
 	if va.cfg.NoiseDistance > 0 {
 		d *= 1 + va.rng.NormFloat64()*va.cfg.NoiseDistance
@@ -71,10 +71,10 @@ func (va *visionAdapter) ground(cam *cameraPose, pol simspark.Polar, z float64) 
 		h += va.rng.NormFloat64() * va.cfg.NoiseAngleDeg * deg
 		v += va.rng.NormFloat64() * va.cfg.NoiseAngleDeg * deg
 	}
-	dir := cam.Rot.Apply(geom.Vec3{math.Cos(v) * math.Cos(h), math.Cos(v) * math.Sin(h), math.Sin(v)})
+	dir := cam.R.Apply(geom.Vec3{math.Cos(v) * math.Cos(h), math.Cos(v) * math.Sin(h), math.Sin(v)})
 	horiz := math.Hypot(dir[0], dir[1])
 	g := d * horiz // without a known height: the measured direction
-	if dh := cam.Pos[2] - z; !math.IsNaN(z) && d > math.Abs(dh) {
+	if dh := cam.P[2] - z; !math.IsNaN(z) && d > math.Abs(dh) {
 		g = math.Sqrt(d*d - dh*dh)
 	}
 	var ux, uy float64
@@ -82,7 +82,7 @@ func (va *visionAdapter) ground(cam *cameraPose, pol simspark.Polar, z float64) 
 		ux, uy = dir[0]/horiz, dir[1]/horiz
 	}
 	return seen{
-		pos:    hal.Vec2{X: cam.Pos[0] + g*ux, Y: cam.Pos[1] + g*uy},
+		pos:    hal.Vec2{X: cam.P[0] + g*ux, Y: cam.P[1] + g*uy},
 		inView: math.Abs(h) <= va.halfFOV,
 	}
 }
@@ -145,7 +145,7 @@ func (va *visionAdapter) sonarEcho(s *hal.Sonar, p hal.Vec2) {
 
 // adapt fills v and sonar from p's See block, seen from cam. Observations
 // keep the server's order.
-func (va *visionAdapter) adapt(p *simspark.Perception, cam *cameraPose, v *hal.Vision, sonar *hal.Sonar) {
+func (va *visionAdapter) adapt(p *simspark.Perception, cam *geom.Pose3, v *hal.Vision, sonar *hal.Sonar) {
 	v.Fresh, v.N = true, 0
 	*sonar = hal.Sonar{}
 	s := &p.See
@@ -166,7 +166,7 @@ func (va *visionAdapter) adapt(p *simspark.Perception, cam *cameraPose, v *hal.V
 // or a goal post (within the field of view; any post near enough is a
 // sonar echo). Flags (F1L…) do not exist on the SPL field; other names are
 // ignored.
-func (va *visionAdapter) object(p *simspark.Perception, o *simspark.Object, cam *cameraPose, v *hal.Vision, sonar *hal.Sonar) {
+func (va *visionAdapter) object(p *simspark.Perception, o *simspark.Object, cam *geom.Pose3, v *hal.Vision, sonar *hal.Sonar) {
 	name := p.Bytes(o.Name)
 	switch {
 	case string(name) == "B":
@@ -187,7 +187,7 @@ func (va *visionAdapter) object(p *simspark.Perception, o *simspark.Object, cam 
 }
 
 // feature adds a corner, T junction or the centre circle.
-func (va *visionAdapter) feature(p *simspark.Perception, f *simspark.Feature, cam *cameraPose, v *hal.Vision) {
+func (va *visionAdapter) feature(p *simspark.Perception, f *simspark.Feature, cam *geom.Pose3, v *hal.Vision) {
 	var kind hal.ObjectKind
 	switch string(p.Bytes(f.Name)) {
 	case "CNR":
@@ -211,7 +211,7 @@ func (va *visionAdapter) feature(p *simspark.Perception, f *simspark.Feature, ca
 
 // player adds a seen robot, placed at its feet if they are in view, else at
 // its head, else at the mean of its visible parts.
-func (va *visionAdapter) player(p *simspark.Perception, pl *simspark.Player, cam *cameraPose, v *hal.Vision, sonar *hal.Sonar) {
+func (va *visionAdapter) player(p *simspark.Perception, pl *simspark.Player, cam *geom.Pose3, v *hal.Vision, sonar *hal.Sonar) {
 	own := string(p.Bytes(pl.Team)) == string(va.team)
 	if own && pl.HasID && pl.ID == va.unum {
 		return // our own lower arms, which the server reports as a player
@@ -273,7 +273,7 @@ func (va *visionAdapter) player(p *simspark.Perception, pl *simspark.Player, cam
 // frame; the robot's pose is that of its feet (the robot frame's origin),
 // found by taking the camera's offset from the forward kinematics back out,
 // with the heading less the head's yaw.
-func groundTruth(p *simspark.Perception, cam *cameraPose, headYaw float64, gt *hal.GroundTruth) {
+func groundTruth(p *simspark.Perception, cam *geom.Pose3, headYaw float64, gt *hal.GroundTruth) {
 	var pos, orien, ball bool
 	for _, it := range p.See.Order {
 		switch it.Kind {
@@ -289,8 +289,8 @@ func groundTruth(p *simspark.Perception, cam *cameraPose, headYaw float64, gt *h
 	if pos && orien {
 		h := math.Remainder(s.MyOrien*deg-headYaw, 2*math.Pi)
 		c, sn := math.Cos(h), math.Sin(h)
-		x := s.MyPos[0] - (c*cam.Pos[0] - sn*cam.Pos[1])
-		y := s.MyPos[1] - (sn*cam.Pos[0] + c*cam.Pos[1])
+		x := s.MyPos[0] - (c*cam.P[0] - sn*cam.P[1])
+		y := s.MyPos[1] - (sn*cam.P[0] + c*cam.P[1])
 		gt.Pose = hal.Pose2{X: hal.Metres(x), Y: hal.Metres(y), Heading: hal.Radians(h)}
 		gt.HeadHeight = hal.Metres(s.MyPos[2])
 		gt.Valid = true

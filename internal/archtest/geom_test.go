@@ -25,8 +25,9 @@ var vectorTypesElsewhere = map[string]string{
 }
 
 // vectorShape says what kind of vector type expr declares ("" if none):
-// an array of 2, 3 or 9 float64s or a 3×3 one, or a struct of only float
-// fields named X, Y and Z, H or Heading.
+// an array of 2, 3 or 9 float64s or a 3×3 one, a struct of only float
+// fields named X, Y and Z, H or Heading, or a pose: a struct of one
+// geom.Vec3 and one geom.Mat3.
 func vectorShape(expr ast.Expr) string {
 	switch t := expr.(type) {
 	case *ast.ArrayType:
@@ -45,6 +46,9 @@ func vectorShape(expr ast.Expr) string {
 			}
 		}
 	case *ast.StructType:
+		if isPose(t) {
+			return "a pose (a geom.Vec3 and a geom.Mat3)"
+		}
 		var names []string
 		for _, f := range t.Fields.List {
 			for _, n := range f.Names {
@@ -61,6 +65,27 @@ func vectorShape(expr ast.Expr) string {
 		}
 	}
 	return ""
+}
+
+// isPose reports whether the struct t holds exactly one geom.Vec3 and one
+// geom.Mat3, the fields of geom.Pose3.
+func isPose(t *ast.StructType) bool {
+	var types []string
+	for _, f := range t.Fields.List {
+		sel, ok := f.Type.(*ast.SelectorExpr)
+		if !ok {
+			return false
+		}
+		x, ok := sel.X.(*ast.Ident)
+		if !ok || x.Name != "geom" {
+			return false
+		}
+		for range max(len(f.Names), 1) {
+			types = append(types, sel.Sel.Name)
+		}
+	}
+	slices.Sort(types)
+	return slices.Equal(types, []string{"Mat3", "Vec3"})
 }
 
 // vectorViolations lists the vector types the file src (at the
@@ -144,6 +169,8 @@ func TestVectorRuleCatchesAViolation(t *testing.T) {
 		{"modules/vision/camera/matrix.go", "package camera\ntype Rotation [3][3]float64", true},
 		{"modules/motion/walk/pose.go", "package walk\ntype Pose struct{ X, Y, H float64 }", true},
 		{"simserver/render/camera.go", "package render\ntype Vec3 struct{ X, Y, Z float64 }", true},
+		{"simserver/render/camera.go", "package render\ntype Pose struct {\n\tPos geom.Vec3\n\tRot geom.Mat3\n}", true},
+		{"simserver/render/camera.go", "package render\ntype Mount struct {\n\tPos geom.Vec3\n\tTilt float64\n}", false},
 		{"modules/motion/walk/pose.go", "package walk\ntype Pose = geom.Pose2", false},
 		{"hal/geom/geom.go", "package geom\ntype Vec3 [3]float64\ntype Mat3 [9]float64", false},
 		{"hal/units.go", "package hal\ntype Vec3 struct{ X, Y, Z float64 }", false},

@@ -27,6 +27,7 @@ import (
 
 	"github.com/robotd/robotd/field"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/modules/vision"
 	"github.com/robotd/robotd/modules/vision/camera"
 	"github.com/robotd/robotd/simserver/render"
@@ -261,7 +262,7 @@ func (ev *evaluator) frame(t *render.Truth, data []byte) error {
 	} else {
 		ev.rep.TopFrames++
 	}
-	pose := render.Pose{Pos: t.CameraPos, Rot: t.CameraRot}
+	pose := geom.Pose3{P: t.CameraPos, R: t.CameraRot}
 	m := Matrix(&pose, t.Robot, render.NAOIntrinsics(t.Width, t.Height))
 	res, err := pipe.Process(vision.Image{Data: data, Width: t.Width, Height: t.Height}, &m, nil)
 	if err != nil {
@@ -275,7 +276,7 @@ func (ev *evaluator) frame(t *render.Truth, data []byte) error {
 // the frame of a robot at robot (x, y, heading), for a camera of
 // intrinsics in. The renderer's pixel (u, v) covers [u, u+1) with its
 // centre at u + 0.5; the camera matrix's pixel u is that centre.
-func Matrix(pose *render.Pose, robot [3]float64, in render.Intrinsics) camera.Matrix {
+func Matrix(pose *geom.Pose3, robot [3]float64, in render.Intrinsics) camera.Matrix {
 	s, c := math.Sincos(robot[2])
 	// Rz(-heading) maps world directions into the robot frame.
 	toRobot := func(v [3]float64) hal.Vec3 {
@@ -283,10 +284,10 @@ func Matrix(pose *render.Pose, robot [3]float64, in render.Intrinsics) camera.Ma
 	}
 	var m camera.Matrix
 	for col := range 3 {
-		axis := toRobot([3]float64{pose.Rot[col], pose.Rot[3+col], pose.Rot[6+col]})
+		axis := toRobot([3]float64{pose.R[col], pose.R[3+col], pose.R[6+col]})
 		m.Rot[col], m.Rot[3+col], m.Rot[6+col] = axis.X, axis.Y, axis.Z
 	}
-	m.Pos = toRobot([3]float64{pose.Pos[0] - robot[0], pose.Pos[1] - robot[1], pose.Pos[2]})
+	m.Pos = toRobot([3]float64{pose.P[0] - robot[0], pose.P[1] - robot[1], pose.P[2]})
 	fx := float64(in.Width) / 2 / math.Tan(in.FOVX/2)
 	fy := float64(in.Height) / 2 / math.Tan(in.FOVY/2)
 	m.In = hal.Intrinsics{Width: in.Width, Height: in.Height, FX: fx, FY: fy,

@@ -89,21 +89,13 @@ func (in *Intrinsics) focal() (fx, fy, cx, cy float64) {
 	return fx, fy, float64(in.Width) / 2, float64(in.Height) / 2
 }
 
-// Pose is a camera's position and orientation in the world.
-type Pose struct {
-	Pos geom.Vec3
-	// Rot maps camera coordinates (x optical axis, y left, z up) into the
-	// world.
-	Rot geom.Mat3
-}
-
 // HeadCamera returns the pose of camera c of a head whose HeadPitch joint
 // is at neck with orientation head (head frame to world, NAO axes: x
 // forward, y left, z up).
-func HeadCamera(neck geom.Vec3, head geom.Mat3, c CameraID) Pose {
+func HeadCamera(neck geom.Vec3, head geom.Mat3, c CameraID) geom.Pose3 {
 	m := NAOMount(c)
 	tilt := geom.RotY(m.Tilt)
-	return Pose{Pos: neck.Add(head.Apply(m.Pos)), Rot: head.Mul(tilt)}
+	return geom.Pose3{P: neck.Add(head.Apply(m.Pos)), R: head.Mul(tilt)}
 }
 
 // HeadOrientation returns the head's orientation for a robot standing
@@ -117,8 +109,8 @@ func HeadOrientation(heading, yaw, pitch float64) geom.Mat3 {
 
 // Project returns the pixel (u, v) of the world point p seen by a camera
 // at pose with intrinsics in, and whether p is in front of the camera.
-func Project(pose *Pose, in *Intrinsics, p geom.Vec3) (u, v float64, ok bool) {
-	c := pose.Rot.ApplyT(p.Sub(pose.Pos))
+func Project(pose *geom.Pose3, in *Intrinsics, p geom.Vec3) (u, v float64, ok bool) {
+	c := pose.R.ApplyT(p.Sub(pose.P))
 	if c[0] <= 1e-6 {
 		return 0, 0, false
 	}
@@ -128,7 +120,7 @@ func Project(pose *Pose, in *Intrinsics, p geom.Vec3) (u, v float64, ok bool) {
 
 // Ray returns the world direction (not normalised; its component along
 // the optical axis is 1) through pixel (u, v).
-func Ray(pose *Pose, in *Intrinsics, u, v float64) geom.Vec3 {
+func Ray(pose *geom.Pose3, in *Intrinsics, u, v float64) geom.Vec3 {
 	fx, fy, cx, cy := in.focal()
-	return pose.Rot.Apply(geom.Vec3{1, (cx - u) / fx, (cy - v) / fy})
+	return pose.R.Apply(geom.Vec3{1, (cx - u) / fx, (cy - v) / fy})
 }

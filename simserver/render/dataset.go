@@ -29,7 +29,7 @@ type Truth struct {
 	HeadYaw    float64    `json:"head_yaw"`
 	HeadPitch  float64    `json:"head_pitch"`
 	NeckHeight float64    `json:"neck_height"`
-	// CameraPos and CameraRot are the camera's pose (Pose).
+	// CameraPos and CameraRot are the camera's pose (geom.Pose3).
 	CameraPos [3]float64 `json:"camera_pos"`
 	CameraRot [9]float64 `json:"camera_rot"`
 	Options   Options    `json:"options"`
@@ -95,7 +95,7 @@ const standHeight = 0.4596
 type Sample struct {
 	Scene   Scene
 	Camera  CameraID
-	Pose    Pose
+	Pose    geom.Pose3
 	Options Options
 	Robot   [3]float64
 	Yaw     float64
@@ -183,7 +183,7 @@ func (r *Renderer) TruthOf(s *Sample) Truth {
 	t := Truth{
 		Camera: s.Camera.String(), Width: r.in.Width, Height: r.in.Height,
 		Robot: s.Robot, HeadYaw: s.Yaw, HeadPitch: s.Pitch, NeckHeight: standHeight,
-		CameraPos: s.Pose.Pos, CameraRot: s.Pose.Rot, Options: s.Options,
+		CameraPos: s.Pose.P, CameraRot: s.Pose.R, Options: s.Options,
 		Intersections: []PointTruth{}, PenaltyMarks: []PointTruth{}, Robots: []PointTruth{}, Lines: []LineTruth{},
 	}
 	d := &s.Scene.Field
@@ -193,7 +193,7 @@ func (r *Renderer) TruthOf(s *Sample) Truth {
 		st := r.Stats()
 		t.Ball.Pixels, t.Ball.Visible = st.BallPixels, st.BallVisible
 		if u, v, ok := Project(&s.Pose, &r.in, b); ok && u >= 0 && v >= 0 && u < float64(r.in.Width) && v < float64(r.in.Height) {
-			c := s.Pose.Rot.ApplyT(b.Sub(s.Pose.Pos))
+			c := s.Pose.R.ApplyT(b.Sub(s.Pose.P))
 			t.Ball.InImage, t.Ball.U, t.Ball.V = true, u, v
 			t.Ball.RadiusPx = r.fx * s.Scene.BallRadius / math.Sqrt(c.Dot(c))
 		}
@@ -205,7 +205,7 @@ func (r *Renderer) TruthOf(s *Sample) Truth {
 		if extra == 0 {
 			return r.VisibleGround(p)
 		}
-		c := p.Sub(s.Pose.Pos)
+		c := p.Sub(s.Pose.P)
 		return r.Visible(p, extra+tol+0.06*math.Sqrt(c.Dot(c)))
 	}
 	for _, x := range Intersections(*d) {

@@ -119,7 +119,7 @@ type Renderer struct {
 	gen    uint32
 	lines  lineTable
 	stats  Stats
-	pose   Pose
+	pose   geom.Pose3
 	objs   [4 + 2 + MaxRobots]object
 	nObj   int
 }
@@ -167,7 +167,7 @@ func (r *Renderer) Stats() Stats { return r.stats }
 // Render draws scene s seen from pose into dst (which must have the
 // renderer's size) with the options o. It does not allocate (the first
 // frame on a new field's dimensions builds the line table).
-func (r *Renderer) Render(dst *Frame, s *Scene, pose *Pose, o *Options) error {
+func (r *Renderer) Render(dst *Frame, s *Scene, pose *geom.Pose3, o *Options) error {
 	if dst.Width != r.in.Width || dst.Height != r.in.Height || len(dst.Data) != 2*r.in.Width*r.in.Height {
 		return fmt.Errorf("render: frame is %d×%d (%d bytes), renderer %d×%d", dst.Width, dst.Height, len(dst.Data), r.in.Width, r.in.Height)
 	}
@@ -200,11 +200,11 @@ func (r *Renderer) hit(i int) bool { return r.hitGen[i] == r.gen }
 // or above it, so it never hides one, and it needs no depth.
 func (r *Renderer) ground(s *Scene, o *Options) {
 	w, h := r.in.Width, r.in.Height
-	p := r.pose.Pos
+	p := r.pose.P
 	// The world ray of pixel (u, v) is c0 + u·cu + v·cv (pixel centres).
-	c0 := r.pose.Rot.Apply(geom.Vec3{1, (r.cx - 0.5) / r.fx, (r.cy - 0.5) / r.fy})
-	cu := r.pose.Rot.Apply(geom.Vec3{0, -1 / r.fx, 0})
-	cv := r.pose.Rot.Apply(geom.Vec3{0, 0, -1 / r.fy})
+	c0 := r.pose.R.Apply(geom.Vec3{1, (r.cx - 0.5) / r.fx, (r.cy - 0.5) / r.fy})
+	cu := r.pose.R.Apply(geom.Vec3{0, -1 / r.fx, 0})
+	cv := r.pose.R.Apply(geom.Vec3{0, 0, -1 / r.fy})
 	pix := 1 / r.fx // a pixel's angle, radians (small-angle)
 	d := &s.Field
 	hl, hw := float64(d.Length)/2, float64(d.Width)/2
@@ -428,8 +428,8 @@ func (r *Renderer) add(o object) {
 	if r.nObj >= len(r.objs) {
 		return
 	}
-	ca := r.pose.Rot.ApplyT(o.a.Sub(r.pose.Pos))
-	cb := r.pose.Rot.ApplyT(o.b.Sub(r.pose.Pos))
+	ca := r.pose.R.ApplyT(o.a.Sub(r.pose.P))
+	cb := r.pose.R.ApplyT(o.b.Sub(r.pose.P))
 	if ca[0] < -o.r && cb[0] < -o.r {
 		return // wholly behind the camera
 	}
@@ -473,7 +473,7 @@ func (r *Renderer) add(o object) {
 		p[0] += o.r * float64(k&1*2-1)
 		p[1] += o.r * float64(k>>1&1*2-1)
 		p[2] += o.r * float64(k>>2&1*2-1)
-		c := r.pose.Rot.ApplyT(p.Sub(r.pose.Pos))
+		c := r.pose.R.ApplyT(p.Sub(r.pose.P))
 		c[0] = max(c[0], 0.01) // only rounding puts a corner nearer
 		u := r.cx - r.fx*c[1]/c[0]
 		v := r.cy - r.fy*c[2]/c[0]
@@ -498,10 +498,10 @@ func nearClip(ra float64) float64 { return math.Sqrt(3)*ra + 0.02 }
 // what was drawn at the pixel before in this frame.
 func (r *Renderer) draw(o *object) {
 	w := r.in.Width
-	c0 := r.pose.Rot.Apply(geom.Vec3{1, (r.cx - 0.5) / r.fx, (r.cy - 0.5) / r.fy})
-	cu := r.pose.Rot.Apply(geom.Vec3{0, -1 / r.fx, 0})
-	cv := r.pose.Rot.Apply(geom.Vec3{0, 0, -1 / r.fy})
-	cr := newCapsuleRay(r.pose.Pos, o.a, o.b, o.r)
+	c0 := r.pose.R.Apply(geom.Vec3{1, (r.cx - 0.5) / r.fx, (r.cy - 0.5) / r.fy})
+	cu := r.pose.R.Apply(geom.Vec3{0, -1 / r.fx, 0})
+	cv := r.pose.R.Apply(geom.Vec3{0, 0, -1 / r.fy})
+	cr := newCapsuleRay(r.pose.P, o.a, o.b, o.r)
 	for v := o.v0; v < o.v1; v++ {
 		row := c0.Add(cv.Scale(float64(v)))
 		for u := o.u0; u < o.u1; u++ {
@@ -524,7 +524,7 @@ func (r *Renderer) draw(o *object) {
 			}
 			r.depth[i] = float32(t)
 			r.hitGen[i] = r.gen
-			hit := r.pose.Pos.Add(d.Scale(t))
+			hit := r.pose.P.Add(d.Scale(t))
 			r.rgb[i] = r.shade(o, hit)
 		}
 	}
@@ -769,7 +769,7 @@ func clamp8(v float32) byte {
 // whether it is in the image and not hidden behind anything nearer than
 // its own depth less tol (metres; depths along the optical axis).
 func (r *Renderer) Visible(p geom.Vec3, tol float64) (u, v float64, ok bool) {
-	c := r.pose.Rot.ApplyT(p.Sub(r.pose.Pos))
+	c := r.pose.R.ApplyT(p.Sub(r.pose.P))
 	if c[0] <= 1e-3 {
 		return 0, 0, false
 	}
@@ -787,7 +787,7 @@ func (r *Renderer) Visible(p geom.Vec3, tol float64) (u, v float64, ok bool) {
 // VisibleGround returns the pixel of the ground point p in the last frame
 // and whether it is in the image with no object drawn over it.
 func (r *Renderer) VisibleGround(p geom.Vec3) (u, v float64, ok bool) {
-	c := r.pose.Rot.ApplyT(p.Sub(r.pose.Pos))
+	c := r.pose.R.ApplyT(p.Sub(r.pose.P))
 	if c[0] <= 1e-3 {
 		return 0, 0, false
 	}

@@ -14,11 +14,11 @@ import (
 // standing returns the top or bottom camera of a robot standing at (x, y)
 // with the given heading and head angles (the head joint 0.46 m up, a NAO
 // v6 with straight legs).
-func standing(x, y, heading, yaw, pitch float64, c CameraID) Pose {
+func standing(x, y, heading, yaw, pitch float64, c CameraID) geom.Pose3 {
 	return HeadCamera(geom.Vec3{x, y, 0.46}, HeadOrientation(heading, yaw, pitch), c)
 }
 
-func render(t testing.TB, s *Scene, pose Pose, o Options, w, h int) (*Renderer, *Frame) {
+func render(t testing.TB, s *Scene, pose geom.Pose3, o Options, w, h int) (*Renderer, *Frame) {
 	t.Helper()
 	in := NAOIntrinsics(w, h)
 	r, err := NewRenderer(in)
@@ -38,7 +38,7 @@ func TestProjectAndRayAgree(t *testing.T) {
 		pose := standing(-1, 0.5, 0.7, -0.4, 0.2, c)
 		for _, px := range [][2]float64{{0, 0}, {320, 240}, {639.5, 10}, {17, 470}} {
 			d := Ray(&pose, &in, px[0], px[1])
-			u, v, ok := Project(&pose, &in, pose.Pos.Add(d.Scale(3)))
+			u, v, ok := Project(&pose, &in, pose.P.Add(d.Scale(3)))
 			if !ok || math.Abs(u-px[0]) > 1e-9 || math.Abs(v-px[1]) > 1e-9 {
 				t.Errorf("%v: pixel %v → ray → (%v, %v, %v)", c, px, u, v, ok)
 			}
@@ -56,15 +56,15 @@ func TestProjectAndRayAgree(t *testing.T) {
 	// bottom one.
 	top, bot := standing(0, 0, 0, 0, 0, Top), standing(0, 0, 0, 0, 0, Bottom)
 	for _, tc := range []struct {
-		p    Pose
+		p    geom.Pose3
 		tilt float64
 	}{{top, 1.2}, {bot, 39.7}} {
-		ax := tc.p.Rot.Apply(geom.Vec3{1, 0, 0})
+		ax := tc.p.R.Apply(geom.Vec3{1, 0, 0})
 		if got := -math.Asin(ax[2]) * 180 / math.Pi; math.Abs(got-tc.tilt) > 1e-9 {
 			t.Errorf("optical axis %.3f° down, want %v°", got, tc.tilt)
 		}
 	}
-	if dz := top.Pos[2] - bot.Pos[2]; math.Abs(dz-(0.06364-0.01774)) > 1e-12 {
+	if dz := top.P[2] - bot.P[2]; math.Abs(dz-(0.06364-0.01774)) > 1e-12 {
 		t.Errorf("top camera %.4f m above the bottom one", dz)
 	}
 }
@@ -136,7 +136,7 @@ func TestFieldLinesBallAndCarpetWhereTheyProject(t *testing.T) {
 	}
 	// Its apparent radius: 2 m away, 5 cm: about fx·r/d pixels.
 	fx := 320 / math.Tan(NAOFOVX/2)
-	d := s.Ball.Sub(pose.Pos)
+	d := s.Ball.Sub(pose.P)
 	want := math.Pi * math.Pow(fx*0.05/math.Sqrt(d.Dot(d)), 2)
 	if got := float64(st.BallPixels); math.Abs(got-want) > 0.25*want {
 		t.Errorf("ball covers %v pixels, want about %.0f", got, want)

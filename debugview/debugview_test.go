@@ -201,7 +201,7 @@ func TestLiveState(t *testing.T) {
 	}{
 		{RoleEntry, "behaviour", `"searcher"`}, // tick 25 is odd; the String method names it
 		{PathEntry, "behaviour", `{"N":3,"Nodes":["play","striker","search","walk_to","spare",""]}`},
-		{"hal.tick", runner.HALName, `{"Seq":25,"Time":"250ms","Period":"10ms","Connected":true}`},
+		{"hal.tick", runner.HALName, `{"Seq":25,"Time":"250ms","Period":"10ms","Step":"0s","Connected":true}`},
 	} {
 		e, ok := s.Entries[tc.entry]
 		if !ok {

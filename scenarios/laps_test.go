@@ -47,13 +47,7 @@ func TestLocalisationWalkingLaps(t *testing.T) {
 	w, stop := startWorld(t)
 	defer stop()
 	const radius, speed = 1.2, 0.2 // m, m/s
-	lap := func(el time.Duration) msg.MotionRequest {
-		if el < 2*time.Second {
-			return msg.MotionRequest{Kind: msg.MotionStand, Head: msg.HeadRequest{Mode: msg.HeadScan}}
-		}
-		return msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: speed, Turn: speed / radius},
-			Head: msg.HeadRequest{Mode: msg.HeadScan}}
-	}
+	lap := lapMotion(radius, speed)
 	laps := []*lapper{
 		{name: "goal posts with IDs", maxMedianAngle: 10},
 		{name: "unlabeled (no post IDs)", maxMedianAngle: 5},
@@ -129,5 +123,17 @@ func TestLocalisationWalkingLaps(t *testing.T) {
 			t.Errorf("%s: pose error median %.1f cm / %.1f°, 95th percentile %.1f cm; want ≤ 15 cm / %v°, ≤ 35 cm", l.name, med*100, amed, p95*100, l.maxMedianAngle)
 		}
 		l.probe.mu.Unlock()
+	}
+}
+
+// lapMotion stands for 2 s with the head scanning, then walks circles of
+// radius (m) at speed (m/s), still scanning.
+func lapMotion(radius, speed float64) func(time.Duration) msg.MotionRequest {
+	return func(el time.Duration) msg.MotionRequest {
+		if el < 2*time.Second {
+			return msg.MotionRequest{Kind: msg.MotionStand, Head: msg.HeadRequest{Mode: msg.HeadScan}}
+		}
+		return msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: hal.MetresPerSec(speed), Turn: hal.RadPerSec(speed / radius)},
+			Head: msg.HeadRequest{Mode: msg.HeadScan}}
 	}
 }

@@ -42,13 +42,7 @@ func TestLocalisationVisionInTheLoop(t *testing.T) {
 	w, stop := startWorld(t)
 	defer stop()
 	const radius, speed = 1.2, 0.2 // m, m/s
-	lap := func(el time.Duration) msg.MotionRequest {
-		if el < 2*time.Second {
-			return msg.MotionRequest{Kind: msg.MotionStand, Head: msg.HeadRequest{Mode: msg.HeadScan}}
-		}
-		return msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: speed, Turn: speed / radius},
-			Head: msg.HeadRequest{Mode: msg.HeadScan}}
-	}
+	lap := lapMotion(radius, speed)
 	probe := &worldProbe{}
 	cfg := scriptedRobot(sim.Beam{X: -radius, Y: 0, Deg: -90}, lap, probe)
 	sc := sim.DefaultConfig()

@@ -75,42 +75,37 @@ func Pose2Of(p geom.Pose2) Pose2 {
 	return Pose2{X: Metres(p.X), Y: Metres(p.Y), Heading: Radians(p.H)}
 }
 
-// Compose returns the pose b, given in p's frame, in the frame p is given
-// in (p ⊕ b): where a robot at p ends up after moving by b.
-func (p Pose2) Compose(b Pose2) Pose2 {
-	s, c := math.Sincos(float64(p.Heading))
-	return Pose2{
-		X:       p.X + Metres(c*float64(b.X)-s*float64(b.Y)),
-		Y:       p.Y + Metres(s*float64(b.X)+c*float64(b.Y)),
-		Heading: (p.Heading + b.Heading).Wrap(),
-	}
+// Geom returns the pose as geom's (metres and radians as float64).
+func (p Pose2) Geom() geom.Pose2 {
+	return geom.Pose2{X: float64(p.X), Y: float64(p.Y), H: float64(p.Heading)}
 }
 
-// Relative returns the pose b in p's frame (p⁻¹ ⊕ b): how a robot moved
-// from p to b, or where b is as seen from p.
+// Compose returns the pose b, given in p's frame, in the frame p is given
+// in (p ⊕ b, geom.Pose2.Mul): where a robot at p ends up after moving by b.
+func (p Pose2) Compose(b Pose2) Pose2 {
+	m := p.Geom().Mul(b.Geom())
+	return Pose2{X: Metres(m.X), Y: Metres(m.Y), Heading: (p.Heading + b.Heading).Wrap()}
+}
+
+// Relative returns the pose b in p's frame (p⁻¹ ⊕ b, geom.Pose2.Rel): how
+// a robot moved from p to b, or where b is as seen from p.
 func (p Pose2) Relative(b Pose2) Pose2 {
-	s, c := math.Sincos(float64(p.Heading))
-	dx, dy := float64(b.X-p.X), float64(b.Y-p.Y)
-	return Pose2{
-		X:       Metres(c*dx + s*dy),
-		Y:       Metres(-s*dx + c*dy),
-		Heading: (b.Heading - p.Heading).Wrap(),
-	}
+	r := p.Geom().Rel(b.Geom())
+	return Pose2{X: Metres(r.X), Y: Metres(r.Y), Heading: (b.Heading - p.Heading).Wrap()}
 }
 
 // Global returns the point v, given in p's frame, in the frame p is given
 // in (a ball seen by a robot at p, on the field).
 func (p Pose2) Global(v Vec2) Vec2 {
-	s, c := math.Sincos(float64(p.Heading))
-	return Vec2{X: float64(p.X) + c*v.X - s*v.Y, Y: float64(p.Y) + s*v.X + c*v.Y}
+	x, y := p.Geom().Apply(v.X, v.Y)
+	return Vec2{X: x, Y: y}
 }
 
 // Local returns the point v, given in the frame p is given in, in p's
 // frame (a field point as a robot at p sees it).
 func (p Pose2) Local(v Vec2) Vec2 {
-	s, c := math.Sincos(float64(p.Heading))
-	dx, dy := v.X-float64(p.X), v.Y-float64(p.Y)
-	return Vec2{X: c*dx + s*dy, Y: -s*dx + c*dy}
+	x, y := p.Geom().ApplyInv(v.X, v.Y)
+	return Vec2{X: x, Y: y}
 }
 
 // Gravity is standard gravity in m/s².

@@ -261,6 +261,28 @@ func (p Pose2) Mul(q Pose2) Pose2 {
 	return Pose2{X: p.X + c*q.X - s*q.Y, Y: p.Y + s*q.X + c*q.Y, H: WrapAngle(p.H + q.H)}
 }
 
+// Rel returns q in p's frame (p⁻¹∘q): how a robot moved from p to q, or
+// where q is as seen from p.
+func (p Pose2) Rel(q Pose2) Pose2 {
+	s, c := math.Sincos(p.H)
+	dx, dy := q.X-p.X, q.Y-p.Y
+	return Pose2{X: c*dx + s*dy, Y: -s*dx + c*dy, H: WrapAngle(q.H - p.H)}
+}
+
+// Apply maps the point (x, y), given in p's frame, into p's parent frame.
+func (p Pose2) Apply(x, y float64) (float64, float64) {
+	s, c := math.Sincos(p.H)
+	return p.X + c*x - s*y, p.Y + s*x + c*y
+}
+
+// ApplyInv maps the point (x, y), given in p's parent frame, into p's
+// frame.
+func (p Pose2) ApplyInv(x, y float64) (float64, float64) {
+	s, c := math.Sincos(p.H)
+	dx, dy := x-p.X, y-p.Y
+	return c*dx + s*dy, -s*dx + c*dy
+}
+
 // Inv returns the inverse pose.
 func (p Pose2) Inv() Pose2 {
 	s, c := math.Sincos(p.H)

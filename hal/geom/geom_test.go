@@ -85,3 +85,25 @@ func TestWrapAngle(t *testing.T) {
 		}
 	}
 }
+
+// TestPose2: Rel undoes Mul, ApplyInv undoes Apply, and a point a quarter
+// turn ahead lands where the heading says.
+func TestPose2(t *testing.T) {
+	for _, tc := range []struct{ p, q Pose2 }{
+		{Pose2{1, 2, 0.5}, Pose2{-0.3, 0.7, -2}},
+		{Pose2{-4, 3, 3.1}, Pose2{0.2, 0, 0.2}},
+		{Pose2{0, 0, -math.Pi / 2}, Pose2{1, 1, math.Pi}},
+	} {
+		r := tc.p.Rel(tc.p.Mul(tc.q))
+		if math.Abs(r.X-tc.q.X) > 1e-12 || math.Abs(r.Y-tc.q.Y) > 1e-12 || math.Abs(WrapAngle(r.H-tc.q.H)) > 1e-12 {
+			t.Errorf("%v.Rel(%v.Mul(%v)) = %v", tc.p, tc.p, tc.q, r)
+		}
+		x, y := tc.p.ApplyInv(tc.p.Apply(tc.q.X, tc.q.Y))
+		if math.Abs(x-tc.q.X) > 1e-12 || math.Abs(y-tc.q.Y) > 1e-12 {
+			t.Errorf("%v: ApplyInv(Apply(%v, %v)) = (%v, %v)", tc.p, tc.q.X, tc.q.Y, x, y)
+		}
+	}
+	if x, y := (Pose2{1, 2, math.Pi / 2}).Apply(1, 0); math.Abs(x-1) > 1e-12 || math.Abs(y-3) > 1e-12 {
+		t.Errorf("a point 1 m ahead of a robot at (1, 2) facing +y: (%v, %v), want (1, 3)", x, y)
+	}
+}

@@ -459,15 +459,7 @@ func (p *Pipeline) scanColumn(u, top, bot int) {
 		}
 		c := p.classify(u, nv)
 		if c != cls {
-			lo, hi := nv, v // hi has cls
-			for hi-lo > 1 {
-				m := (lo + hi) / 2
-				if p.classify(u, m) == cls {
-					hi = m
-				} else {
-					lo = m
-				}
-			}
+			hi, lo := p.edge(v, nv, cls, u, true) // hi has cls
 			if len(p.vruns) < cap(p.vruns) {
 				p.vruns = append(p.vruns, run{at: int32(u), a: int32(hi), b: int32(runBot), cls: cls})
 			}
@@ -479,6 +471,27 @@ func (p *Pipeline) scanColumn(u, top, bot int) {
 	if len(p.vruns) < cap(p.vruns) {
 		p.vruns = append(p.vruns, run{at: int32(u), a: int32(top), b: int32(runBot), cls: cls})
 	}
+}
+
+// edge bisects a scan line between a (class cls) and b (another class):
+// the column at when vertical, else the row at. It returns the last
+// position with cls and the next one, which has another class.
+func (p *Pipeline) edge(a, b int, cls uint8, at int, vertical bool) (in, out int) {
+	for a-b > 1 || b-a > 1 {
+		m := (a + b) / 2
+		var c uint8
+		if vertical {
+			c = p.classify(at, m)
+		} else {
+			c = p.classify(m, at)
+		}
+		if c == cls {
+			a = m
+		} else {
+			b = m
+		}
+	}
+	return a, b
 }
 
 // scanRows splits horizontal scan lines below the field boundary into
@@ -510,15 +523,7 @@ func (p *Pipeline) scanRows() {
 			nu := min(u+step, p.w-1)
 			c := p.classify(nu, v)
 			if c != cls {
-				lo, hi := u, nu // lo has cls
-				for hi-lo > 1 {
-					m := (lo + hi) / 2
-					if p.classify(m, v) == cls {
-						lo = m
-					} else {
-						hi = m
-					}
-				}
+				lo, hi := p.edge(u, nu, cls, v, false) // lo has cls
 				if len(p.hruns) < cap(p.hruns) {
 					p.hruns = append(p.hruns, run{at: int32(v), a: int32(runL), b: int32(lo), cls: cls})
 				}

@@ -120,6 +120,24 @@ func firstTick[T any](t *testing.T, dir string, k blackboard.Key[T], f func(*T) 
 	return 0
 }
 
+// recordedTicks is the number of ticks the recording at dir holds.
+func recordedTicks(t *testing.T, dir string) uint64 {
+	t.Helper()
+	src, err := record.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	var n uint64
+	for src.Next() {
+		n++
+	}
+	if err := src.Err(); err != nil {
+		t.Fatalf("reading %s: %v", dir, err)
+	}
+	return n
+}
+
 func TestReplayCommand(t *testing.T) {
 	dir := recordServe(t)
 	getUp := firstTick(t, dir, msg.MotionRequestKey, func(r *msg.MotionRequest) bool { return r.Kind == msg.MotionGetUp })

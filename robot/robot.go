@@ -6,6 +6,7 @@ package robot
 
 import (
 	"fmt"
+	"github.com/robotd/robotd/modules/vision"
 
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/body"
@@ -23,8 +24,12 @@ import (
 type Config struct {
 	Runner     runner.Config     `json:"runner"`
 	Perception perception.Config `json:"perception"`
-	Behaviour  behaviour.Config  `json:"behaviour"`
-	Motion     motion.Config     `json:"motion"`
+	// Vision is the image processing of camera frames (package
+	// modules/vision), on a robot with cameras and in a simulator that
+	// renders camera images.
+	Vision    vision.Config    `json:"vision"`
+	Behaviour behaviour.Config `json:"behaviour"`
+	Motion    motion.Config    `json:"motion"`
 	// Base is the omnidirectional base's motion (a Robotino), which
 	// stands in for Motion on a robot without legs.
 	Base base.Config `json:"base"`
@@ -41,6 +46,7 @@ func DefaultConfig() Config {
 	return Config{
 		Runner:     runner.DefaultConfig(),
 		Perception: perception.DefaultConfig(),
+		Vision:     vision.DefaultConfig(),
 		Behaviour:  behaviour.DefaultConfig(),
 		Motion:     motion.DefaultConfig(),
 		Base:       base.DefaultConfig(),
@@ -55,6 +61,9 @@ func DefaultConfig() Config {
 func (c *Config) Validate() error {
 	if err := c.Perception.Validate(); err != nil {
 		return fmt.Errorf("perception: %w", err)
+	}
+	if err := c.Vision.Validate(); err != nil {
+		return err
 	}
 	if err := c.Behaviour.Validate(); err != nil {
 		return err

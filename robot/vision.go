@@ -56,11 +56,12 @@ func PipelineVision(cfg vision.Config, leg body.Leg) Vision {
 
 // DefaultVision is PipelineVision with the pipeline's defaults on the NAO
 // v6's legs.
-func DefaultVision() Vision { return VisionFor(body.NAOv6) }
+func DefaultVision() Vision { return PipelineVision(vision.DefaultConfig(), body.For(body.NAOv6).Leg) }
 
-// VisionFor is PipelineVision with the pipeline's defaults on the legs of
-// body k (the simulated NAO's in a simulator).
-func VisionFor(k body.Kind) Vision { return PipelineVision(vision.DefaultConfig(), body.For(k).Leg) }
+// VisionOf is the vision stage of a robot configured by c: PipelineVision
+// with c.Vision on the legs of c's body (the simulated NAO's in a
+// simulator).
+func VisionOf(c *Config) Vision { return PipelineVision(c.Vision, body.For(c.Motion.Body).Leg) }
 
 // pipelineVision is PipelineVision's module.
 type pipelineVision struct {

@@ -130,3 +130,37 @@ func TestVisionModulesFollowTheProvider(t *testing.T) {
 		}
 	}
 }
+
+// TestVisionOfUsesTheConfig: the vision stage of a robot runs the pipeline
+// with the robot's vision configuration: frames wider than its max_width
+// are refused with a clear error.
+func TestVisionOfUsesTheConfig(t *testing.T) {
+	for _, tc := range []struct {
+		maxWidth int
+		wantErr  bool
+	}{{640, false}, {320, true}} {
+		c := DefaultConfig()
+		c.Vision.MaxWidth, c.Vision.MaxHeight = tc.maxWidth, tc.maxWidth*3/4
+		pool := hal.NewFramePool(1, 640*480*2)
+		mod := VisionOf(&c)(pool)
+		b := blackboard.New()
+		camW, err := blackboard.Write(b, "hal", msg.CameraKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mod.Wire(b); err != nil {
+			t.Fatal(err)
+		}
+		f, _ := pool.Get()
+		f.SetLen(640 * 480 * 2)
+		f.Meta = hal.Image{Camera: hal.CameraTop, Format: hal.FormatYUYV, Width: 640, Height: 480, Seq: 1}
+		var frames hal.CameraFrames
+		frames.Cam[hal.CameraTop] = hal.CameraFrame{Valid: true, New: true, Ref: pool.Publish(f), Image: f.Meta, Info: body.NAOCamera(hal.CameraTop)}
+		b.BeginTick(1, 10*time.Millisecond)
+		camW.Set(frames)
+		err = mod.Tick(hal.Tick{Seq: 1})
+		if (err != nil) != tc.wantErr {
+			t.Errorf("max_width %d, a 640-wide frame: err %v, want an error %v", tc.maxWidth, err, tc.wantErr)
+		}
+	}
+}

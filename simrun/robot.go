@@ -144,7 +144,7 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 		// The backend renders camera images instead of reporting the
 		// server's observations: the robot sees through its own vision
 		// pipeline, as cmd/robotd wires it.
-		run.Add(robot.VisionModules(r.dev, robot.VisionFor(mc.Motion.Body))...)
+		run.Add(robot.VisionModules(r.dev, robot.VisionOf(&mc))...)
 	}
 	run.Add(rc.Extra...)
 	const who = "simrun"

@@ -16,13 +16,14 @@ type hooks struct {
 }
 
 // vision is the image-processing stage between the cameras and
-// perception (robot.Vision): package modules/vision's pipeline with its
-// defaults, on the legs of body k (the camera matrix's hip height).
-func (c *Config) vision(k body.Kind) robot.Vision {
+// perception (robot.Vision): package modules/vision's pipeline with the
+// robot's vision configuration, on the legs of its body (the camera
+// matrix's hip height).
+func (c *Config) vision() robot.Vision {
 	if c.hooks.vision != nil {
 		return c.hooks.vision
 	}
-	return robot.VisionFor(k)
+	return robot.VisionOf(&c.Config)
 }
 
 // cameraInfos returns the NAO v6 cameras' models with the robot's

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/robotd/robotd/backends/sim"
+	"github.com/robotd/robotd/modules/vision"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,6 +58,14 @@ func TestLoadConfig(t *testing.T) {
 					t.Errorf("got %+v", v)
 				}
 			}},
+		{name: "vision section", file: `{"vision": {"min_white_contrast": 30, "max_width": 1280, "max_height": 720}}`,
+			check: func(t *testing.T, c *Config) {
+				v := c.Vision
+				if v.MinWhiteContrast != 30 || v.MaxWidth != 1280 || v.MaxHeight != 720 || v.FieldGreenRatio != vision.DefaultConfig().FieldGreenRatio || v.Field.BallRadius == 0 {
+					t.Errorf("got %+v", v)
+				}
+			}},
+		{name: "bad vision", file: `{"vision": {"field_green_ratio": 1.5}}`, err: "field_green_ratio 1.5"},
 		{name: "bad vision source", file: `{"sim": {"vision": {"source": "camera"}}}`, err: "camera"},
 		{name: "bad bottom width", file: `{"sim": {"vision": {"source": "rendered", "render": {"bottom_width": 400}}}}`, err: "bottom_width"},
 		{name: "unknown key", file: `{"robot": {"playr": 4}}`, err: `unknown field "playr"`},

@@ -223,7 +223,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	if body == robot.Legs {
 		// A Robotino's camera has no modelled mounting, so no camera
 		// matrix: its frames reach the board, unprocessed.
-		mods = append(mods, robot.VisionModules(dev, cfg.vision(cfg.Motion.Body))...)
+		mods = append(mods, robot.VisionModules(dev, cfg.vision())...)
 	}
 	if nw := startNetwork(ctx, cfg, reg, log); nw != nil {
 		defer func() {

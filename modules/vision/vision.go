@@ -78,49 +78,50 @@ var (
 type Config struct {
 	// MaxWidth and MaxHeight bound the frames Process accepts; buffers are
 	// sized for them.
-	MaxWidth, MaxHeight int
+	MaxWidth  int `json:"max_width"`
+	MaxHeight int `json:"max_height"`
 	// ColumnSpacing is the distance of the densest vertical scan lines, px.
-	ColumnSpacing int
+	ColumnSpacing int `json:"column_spacing"`
 	// FieldSampleStep is the spacing of the grid that estimates the field
 	// colour, px.
-	FieldSampleStep int
+	FieldSampleStep int `json:"field_sample_step"`
 	// FieldGreenRatio is the fraction of the field colour's saturation (its
 	// chroma distance from grey, along the same hue) a pixel needs to count
 	// as field.
-	FieldGreenRatio float64
+	FieldGreenRatio float64 `json:"field_green_ratio"`
 	// MinFieldSaturation is the least chroma distance from grey the
 	// estimated field colour must have; below it the image shows no field.
-	MinFieldSaturation float64
+	MinFieldSaturation float64 `json:"min_field_saturation"`
 	// MinWhiteContrast is the least luma above the field's mean for white.
-	MinWhiteContrast float64
+	MinWhiteContrast float64 `json:"min_white_contrast"`
 	// Field is the field's geometry (ball radius, line width, centre
-	// circle).
-	Field field.Dimensions
+	// circle): the SPL field's, not part of a robot's configuration.
+	Field field.Dimensions `json:"-"`
 	// LineWidth is the width of the field lines.
-	LineWidth hal.Metres
+	LineWidth hal.Metres `json:"line_width"`
 	// MaxDistance bounds what is reported, m.
-	MaxDistance hal.Metres
+	MaxDistance hal.Metres `json:"max_distance"`
 	// RansacIterations is the number of hypotheses per RANSAC model.
-	RansacIterations int
+	RansacIterations int `json:"ransac_iterations"`
 	// MaxLines bounds the line segments per frame.
-	MaxLines int
+	MaxLines int `json:"max_lines"`
 	// MinLinePoints and MinLineLength are the least support of a segment.
-	MinLinePoints int
-	MinLineLength hal.Metres
+	MinLinePoints int        `json:"min_line_points"`
+	MinLineLength hal.Metres `json:"min_line_length"`
 	// LineTolerance is the inlier distance of line and circle points at the
 	// robot; it grows by LineToleranceSlope per metre of distance.
-	LineTolerance      hal.Metres
-	LineToleranceSlope float64
+	LineTolerance      hal.Metres `json:"line_tolerance"`
+	LineToleranceSlope float64    `json:"line_tolerance_slope"`
 	// MinCirclePoints is the least support of the centre circle.
-	MinCirclePoints int
+	MinCirclePoints int `json:"min_circle_points"`
 	// BallSizeTolerance is the relative deviation of a ball's radius in
 	// the image from the projected one that is still accepted.
-	BallSizeTolerance float64
+	BallSizeTolerance float64 `json:"ball_size_tolerance"`
 	// MaxBallCandidates bounds the candidates checked per frame.
-	MaxBallCandidates int
+	MaxBallCandidates int `json:"max_ball_candidates"`
 	// PixelSigma is the one-sigma pixel error behind the reported
 	// uncertainty.
-	PixelSigma float64
+	PixelSigma float64 `json:"pixel_sigma"`
 }
 
 // DefaultConfig returns the defaults: NAO v6 top camera size, SPL field.

@@ -86,7 +86,8 @@ type Config struct {
 	Network teamcomm.BusConfig `json:"network"`
 	// Robot is every robot's configuration before its strategy's changes,
 	// identity and seeds; the campaign's reliable ball distance is set in
-	// it for every strategy.
+	// it for every strategy where it leaves robotd's default
+	// (behaviour.search.reliable_distance, sim.vision.reliable_ball_distance).
 	Robot RobotConfig `json:"robot"`
 	// PlayOn runs every trial to the limit, the robots playing on after
 	// the ball is found (the striker kicks it, roles change): the role
@@ -342,13 +343,20 @@ func (c *Config) robotConfig(s Strategy) (RobotConfig, error) {
 	if err := config.DecodeWritten(bytes.NewReader(raw), &rc); err != nil {
 		return RobotConfig{}, fmt.Errorf("experiment: the robot configuration: %w", err)
 	}
+	// The campaign's reliable ball distance, where the robot section
+	// leaves robotd's default: a robot setting (findball -set) wins.
+	def := DefaultRobotConfig()
+	if rc.Behaviour.Search.ReliableDistance == def.Behaviour.Search.ReliableDistance {
+		rc.Behaviour.Search.ReliableDistance = c.ReliableDistance
+	}
+	if rc.Sim.Vision.ReliableBallDistance == def.Sim.Vision.ReliableBallDistance {
+		rc.Sim.Vision.ReliableBallDistance = c.ReliableDistance
+	}
 	if len(s.Robot) == 0 {
 		rc.Behaviour.Search.Strategy = s.Name
 	} else if err := config.Decode(bytes.NewReader(s.Robot), &rc); err != nil {
 		return RobotConfig{}, fmt.Errorf("experiment: strategy %s: %w", s.Name, err)
 	}
-	rc.Behaviour.Search.ReliableDistance = c.ReliableDistance
-	rc.Sim.Vision.ReliableBallDistance = c.ReliableDistance
 	if err := rc.Config.Validate(); err != nil {
 		return RobotConfig{}, fmt.Errorf("experiment: strategy %s: %w", s.Name, err)
 	}

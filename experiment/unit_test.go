@@ -132,6 +132,19 @@ func TestRobotConfig(t *testing.T) {
 				t.Errorf("reliable %v/%v, want 3", rc.Behaviour.Search.ReliableDistance, rc.Sim.Vision.ReliableBallDistance)
 			}
 		}},
+		{name: "robot setting wins", cfg: func(c *Config) { c.ReliableDistance = 3; c.Robot.Sim.Vision.ReliableBallDistance = 9 }, strategy: Strategy{Name: "2017"},
+			check: func(t *testing.T, rc RobotConfig) {
+				if rc.Behaviour.Search.ReliableDistance != 3 || rc.Sim.Vision.ReliableBallDistance != 9 {
+					t.Errorf("reliable %v/%v, want 3 (the campaign's) and 9 (the robot section's)", rc.Behaviour.Search.ReliableDistance, rc.Sim.Vision.ReliableBallDistance)
+				}
+			}},
+		{name: "strategy setting wins", cfg: func(c *Config) { c.ReliableDistance = 3 },
+			strategy: Strategy{Name: "far", Robot: json.RawMessage(`{"behaviour":{"search":{"strategy":"2017","reliable_distance":4}}}`)},
+			check: func(t *testing.T, rc RobotConfig) {
+				if rc.Behaviour.Search.ReliableDistance != 4 || rc.Sim.Vision.ReliableBallDistance != 3 {
+					t.Errorf("reliable %v/%v, want 4 (the strategy's) and 3 (the campaign's)", rc.Behaviour.Search.ReliableDistance, rc.Sim.Vision.ReliableBallDistance)
+				}
+			}},
 		{name: "settings", strategy: Strategy{Name: "fast", Robot: json.RawMessage(`{"behaviour":{"search":{"strategy":"2017"},"walk":{"speed":0.3}},"sim":{"vision":{"fov_deg":90}}}`)},
 			check: func(t *testing.T, rc RobotConfig) {
 				if rc.Behaviour.Search.Strategy != "2017" || rc.Behaviour.Walk.Speed != 0.3 || rc.Sim.Vision.FOVDeg != 90 {

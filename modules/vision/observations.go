@@ -12,6 +12,9 @@ import (
 func (p *Pipeline) observations(out *hal.Vision) {
 	r := &p.res
 	for _, b := range r.Balls {
+		if math.Hypot(b.Pos.X, b.Pos.Y) > float64(p.cfg.MaxBallDistance) {
+			continue
+		}
 		p.add(out, hal.ObjBall, b.Pos, 0, hal.Vec2{}, p.cfg.PixelSigma+0.1*b.Radius)
 	}
 	for _, o := range r.Obstacles {

@@ -134,6 +134,37 @@ func TestSyntheticBallDistances(t *testing.T) {
 	}
 }
 
+// TestMaxBallDistance: a ball beyond max_ball_distance is found but not
+// reported; one within it is.
+func TestMaxBallDistance(t *testing.T) {
+	p, err := New(Config{MaxBallDistance: 2.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		d    float64
+		want int
+	}{{2, 1}, {3, 0}} {
+		pose := hal.Pose2{X: -2.5, Y: 1.5}
+		ball := hal.Vec2{X: -2.5 + tc.d, Y: 1.5}
+		img, cam := scene(visiontest.Scene{Robot: pose, Ball: ball, BallVisible: true, Noise: 4, Light: 0.8, Seed: 3}, 0, math.Atan2(0.45, tc.d))
+		var out hal.Vision
+		r, err := p.Process(img, cam, &out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		balls := 0
+		for i := range out.N {
+			if out.Obs[i].Kind == hal.ObjBall {
+				balls++
+			}
+		}
+		if len(r.Balls) != 1 || balls != tc.want {
+			t.Errorf("ball at %g m: %d found, %d reported; want 1 found, %d reported", tc.d, len(r.Balls), balls, tc.want)
+		}
+	}
+}
+
 func TestSyntheticObstacle(t *testing.T) {
 	pose := hal.Pose2{X: -1, Y: -2}
 	rob := hal.Vec2{X: 0.5, Y: -2.2}

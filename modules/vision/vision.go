@@ -101,6 +101,11 @@ type Config struct {
 	LineWidth hal.Metres `json:"line_width"`
 	// MaxDistance bounds what is reported, m.
 	MaxDistance hal.Metres `json:"max_distance"`
+	// MaxBallDistance bounds the balls reported, m (at most MaxDistance
+	// takes effect): a detector's reliable ball distance, such as the
+	// 2.5 m of the simulator's detected observations
+	// (sim.vision.reliable_ball_distance).
+	MaxBallDistance hal.Metres `json:"max_ball_distance"`
 	// RansacIterations is the number of hypotheses per RANSAC model.
 	RansacIterations int `json:"ransac_iterations"`
 	// MaxLines bounds the line segments per frame.
@@ -136,6 +141,7 @@ func DefaultConfig() Config {
 		Field:              field.SPL(),
 		LineWidth:          0.05,
 		MaxDistance:        9,
+		MaxBallDistance:    9,
 		RansacIterations:   80,
 		MaxLines:           8,
 		MinLinePoints:      5,
@@ -179,6 +185,7 @@ func (c Config) withDefaults() Config {
 	}
 	setM(&c.LineWidth, d.LineWidth)
 	setM(&c.MaxDistance, d.MaxDistance)
+	setM(&c.MaxBallDistance, d.MaxBallDistance)
 	setI(&c.RansacIterations, d.RansacIterations)
 	setI(&c.MaxLines, d.MaxLines)
 	setI(&c.MinLinePoints, d.MinLinePoints)
@@ -217,6 +224,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("vision config: line_width %g m not in (0.005, 0.5]", c.LineWidth)
 	case c.MaxDistance < 1 || c.MaxDistance > 50:
 		return fmt.Errorf("vision config: max_distance %g m not in [1, 50]", c.MaxDistance)
+	case c.MaxBallDistance < 0.3 || c.MaxBallDistance > 50:
+		return fmt.Errorf("vision config: max_ball_distance %g m not in [0.3, 50]", c.MaxBallDistance)
 	case c.RansacIterations < 1 || c.RansacIterations > 10000:
 		return fmt.Errorf("vision config: ransac_iterations %d not in [1, 10000]", c.RansacIterations)
 	case c.MaxLines < 1 || c.MaxLines > maxLines:

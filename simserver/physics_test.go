@@ -297,6 +297,34 @@ func TestPhysicsDeterminism(t *testing.T) {
 	}
 }
 
+// TestPhysicsWorldsInParallel: physics worlds stepped at the same time on
+// different goroutines (findball -parallel) do not disturb each other:
+// each gives the perceptor stream of a world stepped alone, byte for byte.
+func TestPhysicsWorldsInParallel(t *testing.T) {
+	cfg := odeConfig()
+	cfg.Seed = 7
+	tr := loadTrace(t, "vision_headsweep.txt")
+	want := replayWorld(t, tr, cfg)
+	t.Run("group", func(t *testing.T) {
+		for i := range 3 {
+			t.Run(strconv.Itoa(i), func(t *testing.T) {
+				t.Parallel()
+				for range 8 {
+					got := replayWorld(t, tr, cfg)
+					if len(got) != len(want) {
+						t.Fatalf("%d messages, alone %d", len(got), len(want))
+					}
+					for m := range want {
+						if !bytes.Equal(got[m], want[m]) {
+							t.Fatalf("message %d differs from the world stepped alone:\n alone: %.300s\n  this: %.300s", m, want[m], got[m])
+						}
+					}
+				}
+			})
+		}
+	})
+}
+
 // TestPhysicsManyRobots: eleven robots (more than the scene's first
 // allocation) stand where they were beamed, each with its own FRP; one
 // leaves and another takes its slot.

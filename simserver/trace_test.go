@@ -322,6 +322,7 @@ func replayWorld(t testing.TB, tr *trace, cfg Config) [][]byte {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w.Close()
 	a := w.AddAgent()
 	var b *Agent
 	var second *secondAgent

@@ -6,6 +6,7 @@
 // collision into a contact joint group, dWorldStep, the group emptied and
 // the senses read.
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ode/ode.h>
@@ -55,16 +56,27 @@ struct ps_scene {
 	double rec_pos[PS_MAX_FB][3];
 	int nrec;
 	long total_contacts;
-	dThreadingImplementationID impl; // island stepping threads, or NULL
-	dThreadingThreadPoolID pool;
+	// The world's own threading implementation: ODE's default one is a
+	// single process-wide object whose job list is not locked
+	// (default_threading.cpp, threading_fake_sync.h), so worlds stepped on
+	// different threads at once corrupt it. Self-threaded (jobs run in the
+	// stepping thread) unless island stepping threads are asked for.
+	dThreadingImplementationID impl;
+	dThreadingThreadPoolID pool; // island stepping threads, or NULL
 };
 
+// ode_refs counts the live scenes: ODE is initialised with the first and
+// closed with the last, under ode_mu (scenes are made and freed on any
+// thread).
 static int ode_refs;
+static pthread_mutex_t ode_mu = PTHREAD_MUTEX_INITIALIZER;
 
 ps_scene *ps_new(const ps_params *p) {
+	pthread_mutex_lock(&ode_mu);
 	if (ode_refs++ == 0) {
 		dInitODE2(0);
 	}
+	pthread_mutex_unlock(&ode_mu);
 	dAllocateODEDataForThread(dAllocateMaskAll);
 	ps_scene *s = calloc(1, sizeof(ps_scene));
 	if (!s) {
@@ -86,11 +98,16 @@ ps_scene *ps_new(const ps_params *p) {
 		if (s->pool) {
 			dThreadingThreadPoolServeMultiThreadedImplementation(s->pool, s->impl);
 			dWorldSetStepIslandsProcessingMaxThreadCount(s->world, p->threads);
-			dWorldSetStepThreadingImplementation(s->world, dThreadingImplementationGetFunctions(s->impl), s->impl);
 		} else if (s->impl) {
 			dThreadingFreeImplementation(s->impl);
 			s->impl = NULL;
 		}
+	}
+	if (!s->impl) {
+		s->impl = dThreadingAllocateSelfThreadedImplementation();
+	}
+	if (s->impl) {
+		dWorldSetStepThreadingImplementation(s->world, dThreadingImplementationGetFunctions(s->impl), s->impl);
 	}
 	s->root = dHashSpaceCreate(0);
 	s->group = dJointGroupCreate(0);
@@ -140,17 +157,21 @@ void ps_free(ps_scene *s) {
 	dBodyDestroy(s->ball);
 	dGeomDestroy(s->plane);
 	dSpaceDestroy(s->root);
-	if (s->impl) {
+	if (s->pool) {
 		dThreadingImplementationShutdownProcessing(s->impl);
 		dThreadingFreeThreadPool(s->pool);
+	}
+	if (s->impl) {
 		dWorldSetStepThreadingImplementation(s->world, NULL, NULL);
 		dThreadingFreeImplementation(s->impl);
 	}
 	dWorldDestroy(s->world);
 	free(s);
+	pthread_mutex_lock(&ode_mu);
 	if (--ode_refs == 0) {
 		dCloseODE();
 	}
+	pthread_mutex_unlock(&ode_mu);
 }
 
 int ps_slots(ps_scene *s) { return s->nrobots; }

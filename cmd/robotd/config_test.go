@@ -65,7 +65,8 @@ func TestLoadConfig(t *testing.T) {
 					t.Errorf("got %+v", v)
 				}
 			}},
-		{name: "bad vision", file: `{"vision": {"field_green_ratio": 1.5}}`, err: "field_green_ratio 1.5"},
+		{name: "bad vision", file: `{"vision": {"field_green_ratio": 1.5}}`, err: "vision.field_green_ratio: 1.5 is outside"},
+		{name: "odd vision width", file: `{"vision": {"max_width": 641}}`, err: "max_width 641 not even"},
 		{name: "bad vision source", file: `{"sim": {"vision": {"source": "camera"}}}`, err: "camera"},
 		{name: "bad bottom width", file: `{"sim": {"vision": {"source": "rendered", "render": {"bottom_width": 400}}}}`, err: "bottom_width"},
 		{name: "unknown key", file: `{"robot": {"playr": 4}}`, err: `unknown field "playr"`},

@@ -71,15 +71,28 @@ struct ps_scene {
 static int ode_refs;
 static pthread_mutex_t ode_mu = PTHREAD_MUTEX_INITIALIZER;
 
-ps_scene *ps_new(const ps_params *p) {
+static void ode_acquire(void) {
 	pthread_mutex_lock(&ode_mu);
 	if (ode_refs++ == 0) {
 		dInitODE2(0);
 	}
 	pthread_mutex_unlock(&ode_mu);
+}
+
+static void ode_release(void) {
+	pthread_mutex_lock(&ode_mu);
+	if (--ode_refs == 0) {
+		dCloseODE();
+	}
+	pthread_mutex_unlock(&ode_mu);
+}
+
+ps_scene *ps_new(const ps_params *p) {
+	ode_acquire();
 	dAllocateODEDataForThread(dAllocateMaskAll);
 	ps_scene *s = calloc(1, sizeof(ps_scene));
 	if (!s) {
+		ode_release();
 		return NULL;
 	}
 	s->p = *p;
@@ -106,9 +119,14 @@ ps_scene *ps_new(const ps_params *p) {
 	if (!s->impl) {
 		s->impl = dThreadingAllocateSelfThreadedImplementation();
 	}
-	if (s->impl) {
-		dWorldSetStepThreadingImplementation(s->world, dThreadingImplementationGetFunctions(s->impl), s->impl);
+	if (!s->impl) {
+		// Never fall back on the shared default: fail instead.
+		dWorldDestroy(s->world);
+		free(s);
+		ode_release();
+		return NULL;
 	}
+	dWorldSetStepThreadingImplementation(s->world, dThreadingImplementationGetFunctions(s->impl), s->impl);
 	s->root = dHashSpaceCreate(0);
 	s->group = dJointGroupCreate(0);
 	s->plane = dCreatePlane(s->root, 0, 0, 1, 0);
@@ -161,17 +179,11 @@ void ps_free(ps_scene *s) {
 		dThreadingImplementationShutdownProcessing(s->impl);
 		dThreadingFreeThreadPool(s->pool);
 	}
-	if (s->impl) {
-		dWorldSetStepThreadingImplementation(s->world, NULL, NULL);
-		dThreadingFreeImplementation(s->impl);
-	}
+	dWorldSetStepThreadingImplementation(s->world, NULL, NULL);
+	dThreadingFreeImplementation(s->impl);
 	dWorldDestroy(s->world);
 	free(s);
-	pthread_mutex_lock(&ode_mu);
-	if (--ode_refs == 0) {
-		dCloseODE();
-	}
-	pthread_mutex_unlock(&ode_mu);
+	ode_release();
 }
 
 int ps_slots(ps_scene *s) { return s->nrobots; }

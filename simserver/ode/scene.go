@@ -88,7 +88,7 @@ func New(p Params) (*Scene, error) {
 	cp.ball_decel_factor, cp.ball_decel_base = C.double(p.BallDecelFactor), C.double(p.BallDecelBase)
 	c := C.ps_new(&cp)
 	if c == nil {
-		return nil, fmt.Errorf("ode: creating the scene: out of memory")
+		return nil, fmt.Errorf("ode: creating the scene: out of memory (the scene or its threading implementation)")
 	}
 	return &Scene{c: c, out: make([]float64, 6)}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/robotd/robotd/record/codec"
 	"io"
 	"math"
 	"net"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotd/robotd/record/codec"
 
 	"github.com/prometheus/client_golang/prometheus"
 

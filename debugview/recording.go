@@ -4,9 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"github.com/robotd/robotd/record/codec"
 	"sort"
 	"time"
+
+	"github.com/robotd/robotd/record/codec"
 
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/record"

@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/robotd/robotd/blackboard"
-	"github.com/robotd/robotd/record/codec"
 	"math"
 	"reflect"
 	"strconv"
+
+	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/record/codec"
 )
 
 // This file turns blackboard values into JSON for the page: Go values

@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"sync/atomic"
+
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/proto/gamecontroller"
-	"sync/atomic"
 )
 
 func TestParseShard(t *testing.T) {

@@ -32,11 +32,12 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/robotd/robotd/record/codec"
 	"hash/crc32"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/robotd/robotd/record/codec"
 )
 
 // FormatVersion is the version of the file format this package writes.

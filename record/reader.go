@@ -8,13 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/robotd/robotd/record/codec"
 	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/robotd/robotd/record/codec"
 )
 
 // Record is one tick's record.

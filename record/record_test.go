@@ -7,7 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/robotd/robotd/record/codec"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -21,6 +20,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/robotd/robotd/record/codec"
 
 	"github.com/robotd/robotd/backends/loopback"
 	"github.com/robotd/robotd/blackboard"

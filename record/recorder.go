@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/robotd/robotd/record/codec"
 	"io"
 	"log/slog"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/robotd/robotd/record/codec"
 
 	"github.com/robotd/robotd/blackboard"
 )

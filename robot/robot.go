@@ -6,7 +6,6 @@ package robot
 
 import (
 	"fmt"
-	"github.com/robotd/robotd/modules/vision"
 
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/body"
@@ -15,12 +14,13 @@ import (
 	"github.com/robotd/robotd/modules/motion"
 	"github.com/robotd/robotd/modules/perception"
 	"github.com/robotd/robotd/modules/safety"
+	"github.com/robotd/robotd/modules/vision"
 	"github.com/robotd/robotd/runner"
 )
 
 // Config configures the runner and the modules. In robotd's configuration
-// file its sections sit at the top level (runner, perception, behaviour,
-// motion, teamcomm, gamecontroller).
+// file its sections sit at the top level (runner, perception, vision,
+// behaviour, motion, base, safety, teamcomm, gamecontroller).
 type Config struct {
 	Runner     runner.Config     `json:"runner"`
 	Perception perception.Config `json:"perception"`

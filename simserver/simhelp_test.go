@@ -2,10 +2,11 @@ package simserver
 
 import (
 	"fmt"
-	"github.com/robotd/robotd/hal/body"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/robotd/robotd/hal/body"
 
 	"github.com/robotd/robotd/proto/simspark"
 )

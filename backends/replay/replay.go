@@ -17,10 +17,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/robotd/robotd/record/codec"
 	"io"
 	"slices"
 	"sync/atomic"
+
+	"github.com/robotd/robotd/record/codec"
 
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/hal"

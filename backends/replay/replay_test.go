@@ -5,13 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/robotd/robotd/record/codec"
 	"math"
 	"os"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/robotd/robotd/record/codec"
 
 	"github.com/robotd/robotd/backends/loopback"
 	"github.com/robotd/robotd/backends/replay"

@@ -31,12 +31,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/robotd/robotd/backends/v4l2"
 	"io"
 	"log/slog"
 	"math"
 	"sync/atomic"
 	"time"
+
+	"github.com/robotd/robotd/backends/v4l2"
 
 	"go.bug.st/serial"
 

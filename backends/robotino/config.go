@@ -3,9 +3,10 @@ package robotino
 import (
 	"errors"
 	"fmt"
-	"github.com/robotd/robotd/backends/v4l2"
 	"math"
 	"time"
+
+	"github.com/robotd/robotd/backends/v4l2"
 
 	"github.com/robotd/robotd/config"
 	proto "github.com/robotd/robotd/proto/robotino"

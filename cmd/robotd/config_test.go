@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/robotd/robotd/backends/sim"
-	"github.com/robotd/robotd/modules/vision"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/robotd/robotd/backends/sim"
+	"github.com/robotd/robotd/modules/vision"
 )
 
 func writeFile(t *testing.T, content string) string {

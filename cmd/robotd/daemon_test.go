@@ -9,7 +9,6 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/robotd/robotd/record/codec"
 	"math"
 	"os"
 	"os/exec"
@@ -22,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/robotd/robotd/record/codec"
 
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/msg"

@@ -4,8 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/robotd/robotd/record/codec"
 	"log/slog"
+
+	"github.com/robotd/robotd/record/codec"
 
 	"github.com/prometheus/client_golang/prometheus"
 

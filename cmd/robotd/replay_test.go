@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/robotd/robotd/record/codec"
 	"log/slog"
 	"math"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotd/robotd/record/codec"
 
 	"github.com/prometheus/client_golang/prometheus"
 

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"github.com/robotd/robotd/record/codec"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -17,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/robotd/robotd/record/codec"
 
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/hal"

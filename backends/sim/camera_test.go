@@ -20,14 +20,7 @@ import (
 // (the two come from different data: the image from mypos, myorien,
 // ballpos and the joint angles, the perceptor's angle from the server).
 func TestRenderedCamerasAgreeWithTheServer(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Team, cfg.Player = "T", 1
-	a := NewAdapter(cfg)
-	rig, err := newCameraRig(DefaultRenderConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rig.close()
+	a, rig := newTestRig(t)
 	var diffs []float64
 	var sees, frames int
 	// The replay is deterministic, so is the median: under the race
@@ -159,14 +152,7 @@ func TestVisionSourceText(t *testing.T) {
 // TestRigRenderDoesNotAllocate: rendering both cameras for a See block does
 // not allocate.
 func TestRigRenderDoesNotAllocate(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Team, cfg.Player = "T", 1
-	a := NewAdapter(cfg)
-	rig, err := newCameraRig(DefaultRenderConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rig.close()
+	a, rig := newTestRig(t)
 	var last simspark.Perception
 	replay(t, "vision_headsweep.txt", func(m traces.Message, p *simspark.Perception) {
 		a.Update(p)
@@ -184,4 +170,18 @@ func TestRigRenderDoesNotAllocate(t *testing.T) {
 	if n != 0 {
 		t.Errorf("%v allocations per See block", n)
 	}
+}
+
+// newTestRig returns an adapter of player T 1 and a camera rig with the
+// default render settings, closed when the test ends.
+func newTestRig(t *testing.T) (*Adapter, *cameraRig) {
+	t.Helper()
+	cfg := DefaultConfig()
+	cfg.Team, cfg.Player = "T", 1
+	rig, err := newCameraRig(DefaultRenderConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rig.close)
+	return NewAdapter(cfg), rig
 }

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -89,21 +91,39 @@ func Load(path string, dst any) error {
 	return nil
 }
 
+// MaxDepth is the deepest nesting of objects and arrays a configuration
+// may have; robotd's own configurations nest a few levels.
+const MaxDepth = 100
+
 // checkTree refuses what encoding/json lets through silently: a null
 // (which would keep the default without saying so) and a key given twice
-// in one object (of which the last would win). Errors name the key.
+// in one object (of which the last would win). Errors name the key. It
+// also refuses nesting deeper than MaxDepth, before any other work on the
+// nested values, so that it runs in time linear in the input: the key of a
+// value is built only for an error.
 func checkTree(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var walk func(path string) error
-	walk = func(path string) error {
+	// path holds the keys (array elements: their index) down to the value
+	// being read.
+	var path []string
+	key := func() string { return strings.Join(path, ".") }
+	var walk func() error
+	walk = func() error {
 		tok, err := dec.Token()
 		if err != nil {
 			return nil // the decoder proper reports syntax errors, with a position
 		}
 		switch tok {
 		case nil:
-			return fmt.Errorf("%s: null is not a value; leave the key out for its default", orTop(path))
+			return fmt.Errorf("%s: null is not a value; leave the key out for its default", orTop(key()))
+		case json.Delim('{'), json.Delim('['):
+			if len(path) >= MaxDepth {
+				line, col := position(data, dec.InputOffset())
+				return fmt.Errorf("line %d column %d: objects and arrays nested deeper than %d levels", line, col, MaxDepth)
+			}
+		}
+		switch tok {
 		case json.Delim('{'):
 			seen := map[string]bool{}
 			for dec.More() {
@@ -112,27 +132,30 @@ func checkTree(data []byte) error {
 					return nil
 				}
 				k, _ := kt.(string)
-				key := join(path, k)
+				path = append(path, k)
 				if seen[k] {
-					return fmt.Errorf("%s: the key is given twice", key)
+					return fmt.Errorf("%s: the key is given twice", key())
 				}
 				seen[k] = true
-				if err := walk(key); err != nil {
+				if err := walk(); err != nil {
 					return err
 				}
+				path = path[:len(path)-1]
 			}
 			_, _ = dec.Token()
 		case json.Delim('['):
 			for i := 0; dec.More(); i++ {
-				if err := walk(join(path, fmt.Sprint(i))); err != nil {
+				path = append(path, strconv.Itoa(i))
+				if err := walk(); err != nil {
 					return err
 				}
+				path = path[:len(path)-1]
 			}
 			_, _ = dec.Token()
 		}
 		return nil
 	}
-	return walk("")
+	return walk()
 }
 
 func join(path, k string) string {
@@ -160,8 +183,14 @@ func describe(data []byte, dec *json.Decoder, err error) error {
 	case errors.As(err, &te):
 		off = te.Offset
 	}
-	line, col := 1, 1
-	for _, c := range data[:min(int(off), len(data))] {
+	line, col := position(data, off)
+	return fmt.Errorf("line %d column %d: %w", line, col, err)
+}
+
+// position returns the line and column of byte offset off in data.
+func position(data []byte, off int64) (line, col int) {
+	line, col = 1, 1
+	for _, c := range data[:max(min(off, int64(len(data))), 0)] {
 		if c == '\n' {
 			line++
 			col = 1
@@ -169,5 +198,5 @@ func describe(data []byte, dec *json.Decoder, err error) error {
 			col++
 		}
 	}
-	return fmt.Errorf("line %d column %d: %w", line, col, err)
+	return line, col
 }

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,13 +81,43 @@ CREATE TABLE IF NOT EXISTS team (
 );
 `
 
+// sqliteURI returns path as an SQLite URI filename
+// (https://www.sqlite.org/uri.html) with the query q: "file://" and the
+// absolute path, percent-encoded, so that '?', '#' and '%' in the path are
+// characters of the file's name. modernc.org/sqlite reads its own
+// parameters (_pragma) from the text after the first '?' of the name, and
+// hands a name that starts with "file:" to sqlite3_open_v2 whole, with
+// SQLITE_OPEN_URI set, so that SQLite reads its own (mode).
+func sqliteURI(path string, q url.Values) (string, error) {
+	if path == "" {
+		return "", errors.New("experiment: no database file named")
+	}
+	if strings.IndexByte(path, 0) >= 0 {
+		return "", fmt.Errorf("experiment: database %q: a file name cannot hold a NUL byte", path)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("experiment: database %s: %w", path, err)
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: q.Encode()}
+	return u.String(), nil
+}
+
+// busyTimeout is how long a statement waits for another connection's
+// lock, in SQLite's busy_timeout (ms).
+const busyTimeout = "busy_timeout(10000)"
+
 // Open opens (or creates) the database at path.
 func Open(ctx context.Context, path string) (*Store, error) {
 	q := url.Values{}
-	for _, p := range []string{"busy_timeout(10000)", "synchronous(FULL)"} {
+	for _, p := range []string{busyTimeout, "synchronous(FULL)"} {
 		q.Add("_pragma", p)
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	dsn, err := sqliteURI(path, q)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("experiment: opening %s: %w", path, err)
 	}
@@ -430,21 +461,56 @@ func (s *Store) Merge(ctx context.Context, paths ...string) (MergeStats, error) 
 	return st, nil
 }
 
+// readOnlyURI is the SQLite URI of the database at path opened read-only
+// (mode=ro): nothing is written to the database file, its journal mode
+// included. A database in write-ahead-log mode is read through its -wal
+// and -shm files, which SQLite creates beside it where they are missing
+// (https://www.sqlite.org/wal.html#readonly).
+func readOnlyURI(path string) (string, error) {
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Add("_pragma", busyTimeout)
+	return sqliteURI(path, q)
+}
+
+// campaignOf reads the campaign of the database at path, opened read-only
+// (ok false when it holds none).
+func campaignOf(ctx context.Context, path string) (cfg Config, ok bool, err error) {
+	dsn, err := readOnlyURI(path)
+	if err != nil {
+		return Config{}, false, err
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return Config{}, false, fmt.Errorf("experiment: opening %s: %w", path, err)
+	}
+	defer db.Close()
+	var tables int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'campaign'`).Scan(&tables); err != nil {
+		return Config{}, false, fmt.Errorf("experiment: %s: %w", path, err)
+	}
+	if tables == 0 {
+		return Config{}, false, nil
+	}
+	src := Store{db: db, path: path}
+	return src.Campaign(ctx)
+}
+
 func (s *Store) mergeOne(ctx context.Context, path string, st *MergeStats) (err error) {
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("experiment: merging: %w", err)
 	}
-	src, err := Open(ctx, path)
-	if err != nil {
-		return err
-	}
-	theirs, ok, err := src.Campaign(ctx)
-	src.Close()
+	// The shard is only read: opened read-only, as is its attachment below.
+	theirs, ok, err := campaignOf(ctx, path)
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return fmt.Errorf("experiment: %s holds no campaign", path)
+	}
+	srcURI, err := readOnlyURI(path)
+	if err != nil {
+		return err
 	}
 	if err := s.Begin(ctx, &theirs); err != nil {
 		return fmt.Errorf("experiment: merging %s: %w", path, err)
@@ -454,7 +520,7 @@ func (s *Store) mergeOne(ctx context.Context, path string, st *MergeStats) (err 
 		return fmt.Errorf("experiment: %s: %w", s.path, err)
 	}
 	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS src`, path); err != nil {
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS src`, srcURI); err != nil {
 		return fmt.Errorf("experiment: attaching %s: %w", path, err)
 	}
 	defer func() {

@@ -83,6 +83,11 @@ func submitWith(ctx context.Context, args []string, stdout, stderr io.Writer, ho
 	if *script {
 		return slurm.WriteScript(stdout, sc, len(cfg.Plan()))
 	}
+	// Refused before anything is said or written: what goes into the
+	// sbatch script (slurm.Config.Validate).
+	if err := sc.Validate(len(cfg.Plan())); err != nil {
+		return err
+	}
 	log := newLogger(stderr, slog.LevelInfo)
 	fmt.Fprintf(stdout, "submitting %d trials as a Slurm array of %d tasks, in %s\n", len(cfg.Plan()), *tasks, *dir)
 	sum, err := slurm.Submit(ctx, sc, &cfg, slurm.Options{Log: log, Progress: func(p slurm.Progress) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -278,5 +279,70 @@ func TestSubmitNeedsODE(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("%s was written (%v)", dir, err)
+	}
+}
+
+// TestSubmitScriptHostileDir: findball submit -script with a -dir that
+// holds a line break and a command is refused in one line, writing
+// nothing; with '%' patterns, spaces, quotes, '#' or $(…) it prints a
+// script that bash reads and that, run as array task 1, runs findball with
+// exactly its arguments in that directory and nothing else.
+func TestSubmitScriptHostileDir(t *testing.T) {
+	ctx := context.Background()
+	args := func(dir string) []string {
+		return []string{"submit", "-script", "-dir", dir, "-physics", "kinematic", "-trials", "1", "-tasks", "2", "-findball", "/bin/echo"}
+	}
+	for _, name := range []string{"x\ntouch pwned", "x\r\n#SBATCH --wrap=id", "x\x00y", `x\y`} {
+		root := t.TempDir()
+		var out, errb bytes.Buffer
+		err := run(ctx, args(filepath.Join(root, name)), &out, &errb, env(nil))
+		if err == nil || strings.Contains(err.Error(), "\n") || out.Len() > 0 {
+			t.Errorf("-dir %q: error %v, output %q; want a one-line refusal and no script", name, err, out.String())
+		}
+		if ents, _ := os.ReadDir(root); len(ents) > 0 {
+			t.Errorf("-dir %q: wrote %v", name, ents)
+		}
+	}
+	for _, name := range []string{"%j", "a%a%%", "with space", "it's", `"q"`, "#c", "$(touch pwned)", "`touch pwned`", "a;touch pwned", "${IFS}x"} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, name)
+			var out, errb bytes.Buffer
+			if err := run(ctx, args(dir), &out, &errb, env(nil)); err != nil {
+				t.Fatalf("%v\n%s", err, errb.String())
+			}
+			script := out.String()
+			if b, err := exec.Command("bash", "-n", "-c", script).CombinedOutput(); err != nil {
+				t.Fatalf("bash -n: %v: %s\n%s", err, b, script)
+			}
+			work := t.TempDir()
+			cmd := exec.Command("bash", "-c", script)
+			cmd.Dir = work
+			cmd.Env = append(os.Environ(), "SLURM_ARRAY_TASK_ID=1", "SLURM_CPUS_PER_TASK=1")
+			got, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v: %s", err, got)
+			}
+			want := "run -config " + filepath.Join(dir, "campaign.json") + " -db " + filepath.Join(dir, "shard-1.db") +
+				" -out " + filepath.Join(dir, "report-task") + " -shard 1/2 -parallel 2\n"
+			if string(got) != want {
+				t.Errorf("array task 1 runs\n%s\nwant\n%s", got, want)
+			}
+			for _, d := range []string{root, work} {
+				if ents, _ := os.ReadDir(d); len(ents) > 0 {
+					t.Errorf("the script wrote %v in %s", ents, d)
+				}
+			}
+			// One #SBATCH line each names the directory, and the logs in
+			// it with its '%' written "%%" (sbatch's file name pattern).
+			for _, opt := range []string{"--chdir=", "--output="} {
+				if n := strings.Count(script, "#SBATCH "+opt); n != 1 {
+					t.Errorf("%d #SBATCH %s lines:\n%s", n, opt, script)
+				}
+			}
+			if logs := strings.ReplaceAll(name, "%", "%%") + "/logs/task-%a.job-%j.log"; strings.Contains(name, "%") && !strings.Contains(script, logs) {
+				t.Errorf("the script lacks %q:\n%s", logs, script)
+			}
+		})
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/robotd/robotd/experiment"
 )
@@ -109,9 +110,47 @@ func (c *Config) Validate(trials int) error {
 	if c.Resubmit == 0 {
 		c.Resubmit = 1
 	}
-	for _, s := range append([]string{c.Mem, c.Partition, c.JobName}, c.Sbatch...) {
-		if strings.ContainsAny(s, "\n\r") {
-			return fmt.Errorf("slurm: option %q has a line break", s)
+	if err := scriptText("output directory", c.Dir, true); err != nil {
+		return err
+	}
+	if strings.ContainsRune(c.Dir, '\\') {
+		// In a file name pattern a backslash turns off %a and %j: every
+		// task would log to the one file.
+		return fmt.Errorf("slurm: output directory %q has a backslash, which sbatch's --output file name pattern reads as \"do not expand %%a, %%j\"", c.Dir)
+	}
+	for _, o := range []struct{ what, s string }{{"--mem", c.Mem}, {"--partition", c.Partition}, {"--job-name", c.JobName}} {
+		if err := scriptText("option "+o.what, o.s, true); err != nil {
+			return err
+		}
+	}
+	for _, s := range c.Sbatch {
+		if err := scriptText("sbatch option", s, true); err != nil {
+			return err
+		}
+	}
+	for _, s := range c.Command {
+		if err := scriptText("command", s, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scriptText checks a value that goes into the script: no control
+// characters (a line break would end an #SBATCH line and start a command),
+// and, in an #SBATCH line (sbatchLine), neither "hetjob" nor "packjob",
+// which make sbatch start a heterogeneous job's next component at the line
+// holding them.
+func scriptText(what, s string, sbatchLine bool) error {
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return fmt.Errorf("slurm: %s %q has a control character (%U), which the sbatch script cannot hold", what, s, r)
+		}
+	}
+	low := strings.ToLower(s)
+	for _, w := range []string{"hetjob", "packjob"} {
+		if sbatchLine && strings.Contains(low, w) {
+			return fmt.Errorf("slurm: %s %q holds %q, which sbatch reads as a heterogeneous job's separator in an #SBATCH line", what, s, w)
 		}
 	}
 	return nil
@@ -134,7 +173,7 @@ func Script(c *Config) string {
 	fmt.Fprintf(&b, "# A find-ball campaign as a Slurm job array (written by findball submit): array task i\n")
 	fmt.Fprintf(&b, "# runs shard i/%d of %s into shard-i.db; running it again resumes.\n", c.Tasks, CampaignFile)
 	opt := func(f string, a ...any) { fmt.Fprintf(&b, "#SBATCH "+f+"\n", a...) }
-	opt("--job-name=%s", c.JobName)
+	opt("--job-name=%s", sbatchQuote(c.JobName))
 	opt("--array=0-%d", c.Tasks-1)
 	opt("--ntasks=1")
 	// Slurm never requeues a task itself: a requeued task and its
@@ -142,19 +181,21 @@ func Script(c *Config) string {
 	opt("--no-requeue")
 	opt("--cpus-per-task=%d", c.CPUsPerTask)
 	if c.Mem != "" {
-		opt("--mem=%s", c.Mem)
+		opt("--mem=%s", sbatchQuote(c.Mem))
 	}
 	if c.Time > 0 {
 		opt("--time=%s", slurmTime(c.Time))
 	}
 	if c.Partition != "" {
-		opt("--partition=%s", c.Partition)
+		opt("--partition=%s", sbatchQuote(c.Partition))
 	}
 	for _, s := range c.Sbatch {
-		opt("%s", s)
+		opt("%s", sbatchQuote(s))
 	}
-	opt("--chdir=%s", c.Dir)
-	opt("--output=%s", filepath.Join(c.Dir, LogDir, "task-%a.job-%j.log"))
+	opt("--chdir=%s", sbatchQuote(c.Dir))
+	// --output is a file name pattern: a '%' of the directory is written
+	// "%%" (sbatch(1), "filename pattern").
+	opt("--output=%s", sbatchQuote(filepath.Join(strings.ReplaceAll(c.Dir, "%", "%%"), LogDir, "task-%a.job-%j.log")))
 	b.WriteString("set -eu\n")
 	b.WriteString("i=${SLURM_ARRAY_TASK_ID:?submit this script with sbatch}\n")
 	fmt.Fprintf(&b, "exec")
@@ -173,12 +214,26 @@ func slurmTime(d time.Duration) string {
 	return fmt.Sprintf("%d-%02d:%02d:%02d", s/86400, s/3600%24, s/60%60, s%60)
 }
 
-// shellQuote quotes s for bash, unless it needs none.
+// shellQuote quotes s as one word for bash: in single quotes every
+// character is literal, and each single quote of s is written as a closing
+// quote, a backslash-escaped quote and an opening quote.
 func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// sbatchQuote writes s as one argument of an #SBATCH line. sbatch splits
+// such a line at white space outside quotes, reads '…' and "…" as quotes
+// and a backslash as escaping the next character, and ends the line at an
+// unquoted '#' (get_argument in Slurm's src/sbatch/opt.c); a backslash
+// does not keep white space in an argument, quotes do. So s is written as
+// it is when it holds none of these, else in double quotes with '\' and
+// '"' escaped.
+func sbatchQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return `"` + r.Replace(s) + `"`
 }
 
 // Task is one array task's state.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync/atomic"
 	"time"
 
@@ -47,6 +48,36 @@ type Config struct {
 	FallStiffness float64 `json:"fall_stiffness"`
 	// LogEvery bounds the log lines of one kind of action (tick time).
 	LogEvery config.Duration `json:"log_every"`
+
+	// The settings below make a single glitching sensor value unable to
+	// allow more stiffness or to end a sit. Whatever protects the robot
+	// (a joint turning hot, a low battery, a safe stop) acts on the tick
+	// it is seen; whatever releases a protection waits until the release
+	// has been seen continuously for a hold time. All times are tick time.
+
+	// CoolHold is how long a joint's readings must stay below its current
+	// level (hot or critical) before its stiffness cap rises to the lower
+	// level's; one reading at or above the level starts the wait again.
+	CoolHold config.Duration `json:"cool_hold"`
+	// MinTemperature and MaxTemperature (°C) bound a plausible joint
+	// temperature; a reading outside them is ignored and the joint keeps
+	// its state.
+	MinTemperature float64 `json:"min_temperature"`
+	MaxTemperature float64 `json:"max_temperature"`
+	// MaxCoolingRate (°C/s) is the fastest a joint's temperature is
+	// believed to fall: the temperature the module goes by follows a rise
+	// at once but a fall at most this fast, so a reading far below the
+	// last ones (a glitching packet, a sensor stuck low) keeps the joint
+	// hot until the readings have stayed low long enough.
+	MaxCoolingRate float64 `json:"max_cooling_rate"`
+	// ResumeHold is how long the head's three pads must be touched
+	// together to end a safe stop (starting one takes a single touch).
+	ResumeHold config.Duration `json:"resume_hold"`
+	// BatteryHold debounces the battery: the charging flag counts once it
+	// has read charging this long without a break (not charging counts at
+	// once), and a low-battery sit ends once the battery has read charging,
+	// or charged above the band, this long without a break.
+	BatteryHold config.Duration `json:"battery_hold"`
 }
 
 // DefaultConfig returns the defaults.
@@ -63,8 +94,20 @@ func DefaultConfig() Config {
 		BatteryHysteresis:   0.05,
 		FallStiffness:       0.1,
 		LogEvery:            config.Duration(5 * time.Second),
+		CoolHold:            config.Duration(time.Second),
+		MinTemperature:      0,
+		MaxTemperature:      150,
+		MaxCoolingRate:      5,
+		ResumeHold:          config.Duration(500 * time.Millisecond),
+		BatteryHold:         config.Duration(time.Second),
 	}
 }
+
+// Ranges of the hold settings.
+const (
+	minHold = 100 * time.Millisecond // several ticks of every backend
+	maxHold = 10 * time.Minute
+)
 
 // Validate checks the ranges; errors name the key.
 func (c *Config) Validate() error {
@@ -91,6 +134,26 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxCurrent <= 0 || c.CurrentTicks < 1 {
 		errs = append(errs, fmt.Errorf("safety.max_current, current_ticks: %v A, %d ticks; want both positive", c.MaxCurrent, c.CurrentTicks))
+	}
+	for _, h := range []struct {
+		name string
+		d    config.Duration
+	}{{"cool_hold", c.CoolHold}, {"resume_hold", c.ResumeHold}, {"battery_hold", c.BatteryHold}} {
+		if h.d.D() < minHold || h.d.D() > maxHold {
+			errs = append(errs, fmt.Errorf("safety.%s: %v outside %v..%v", h.name, h.d.D(), minHold, maxHold))
+		}
+	}
+	if !(c.MinTemperature >= -50 && c.MinTemperature <= 50) {
+		errs = append(errs, fmt.Errorf("safety.min_temperature: %v °C outside -50..50", c.MinTemperature))
+	}
+	if !(c.MaxTemperature > c.CriticalTemperature && c.MaxTemperature <= 500) {
+		errs = append(errs, fmt.Errorf("safety.max_temperature: %v °C; want above critical_temperature %v, at most 500", c.MaxTemperature, c.CriticalTemperature))
+	}
+	if !(c.MinTemperature < c.HotTemperature-c.Hysteresis) {
+		errs = append(errs, fmt.Errorf("safety.min_temperature: %v °C; want below hot_temperature-hysteresis %v, or no joint cools", c.MinTemperature, c.HotTemperature-c.Hysteresis))
+	}
+	if !(c.MaxCoolingRate >= 0.01 && c.MaxCoolingRate <= 1000) {
+		errs = append(errs, fmt.Errorf("safety.max_cooling_rate: %v °C/s outside 0.01..1000", c.MaxCoolingRate))
 	}
 	return errors.Join(errs...)
 }
@@ -134,10 +197,57 @@ type Module struct {
 	gc      msg.GameControl
 	st      msg.Safety
 	leds    hal.LEDs
-	over    [hal.NumJoints]int // ticks over MaxCurrent
+	joint   [hal.NumJoints]jointState
 	counts  [NumActions]atomic.Uint64
 	lastLog [NumActions]time.Duration
 	logged  [NumActions]bool
+
+	charging   held // the battery's charging flag
+	batteryOK  held // the low-battery sit's end condition
+	resume     held // the head's three pads, to end a safe stop
+	chordArmed bool // the pads were let go since the last toggle
+}
+
+// level is how hot a joint is; a higher level allows less stiffness.
+type level uint8
+
+const (
+	cool level = iota
+	hot
+	critical
+)
+
+// jointState is what the module remembers of one joint.
+type jointState struct {
+	temp    float64       // the temperature it goes by (°C), see Config.MaxCoolingRate
+	tempAt  time.Duration // when temp was last updated
+	hasTemp bool          // temp holds a plausible reading
+	over    int           // ticks in a row over MaxCurrent
+	level   level
+	// While the readings are below level: since when, and the highest
+	// level they gave meanwhile, which is the level after CoolHold.
+	cooling   bool
+	coolSince time.Duration
+	coolTo    level
+}
+
+// held tracks how long a condition has held without a break.
+type held struct {
+	on    bool
+	since time.Duration
+}
+
+// update takes the condition at time now and reports whether it has held
+// for at least d without a break.
+func (h *held) update(cond bool, now, d time.Duration) bool {
+	if !cond {
+		h.on = false
+		return false
+	}
+	if !h.on {
+		h.on, h.since = true, now
+	}
+	return now-h.since >= d
 }
 
 // New returns a safety module logging to log (slog.Default if nil).
@@ -145,7 +255,7 @@ func New(cfg Config, log *slog.Logger) *Module {
 	if log == nil {
 		log = slog.Default()
 	}
-	m := &Module{cfg: cfg, log: log.With("module", "safety")}
+	m := &Module{cfg: cfg, log: log.With("module", "safety"), chordArmed: true}
 	for j := range m.st.StiffnessCap {
 		m.st.StiffnessCap[j] = 1
 	}
@@ -218,7 +328,10 @@ func (m *Module) Tick(t hal.Tick) error {
 	return nil
 }
 
-// updateJoints updates the hot joints and their stiffness caps.
+// updateJoints updates the hot joints and their stiffness caps. A joint
+// turns hot or critical on the tick a reading says so; it cools to a lower
+// level only after its readings have said so for CoolHold without a break
+// (see jointState.step), so one glitching reading never raises its cap.
 func (m *Module) updateJoints(now time.Duration) {
 	c := &m.cfg
 	m.st.HotLeg = false
@@ -226,21 +339,22 @@ func (m *Module) updateJoints(now time.Duration) {
 		if !m.js.Present.Has(j) && m.js.Present != 0 {
 			continue
 		}
-		temp, status := m.js.Temperature[j], m.js.TemperatureStatus[j]
-		if m.js.HasCurrent && m.js.Current[j] >= c.MaxCurrent {
-			m.over[j] = min(m.over[j]+1, c.CurrentTicks)
-		} else {
-			m.over[j] = 0
+		s := &m.joint[j]
+		temp, status, current := m.js.Temperature[j], m.js.TemperatureStatus[j], m.js.Current[j]
+		if m.js.HasTemperature {
+			s.observe(c, temp, now)
 		}
-		tempHot := m.js.HasTemperature && temp >= c.HotTemperature
-		critical := status >= 3 || (m.js.HasTemperature && temp >= c.CriticalTemperature)
-		hot := tempHot || status >= c.HotStatus || m.over[j] >= c.CurrentTicks
-		was := m.st.Hot.Has(j)
-		if was && !hot {
-			// Cools only below the hysteresis band.
-			hot = m.js.HasTemperature && temp >= c.HotTemperature-c.Hysteresis
+		if m.js.HasCurrent && !math.IsNaN(current) {
+			// A motor pushes against something in either direction.
+			if math.Abs(current) >= c.MaxCurrent {
+				s.over = min(s.over+1, c.CurrentTicks)
+			} else {
+				s.over = 0
+			}
 		}
-		switch {
+		was := s.level
+		s.step(c, s.raw(c, status), now)
+		switch s.level {
 		case critical:
 			m.st.StiffnessCap[j] = 0
 		case hot:
@@ -248,7 +362,7 @@ func (m *Module) updateJoints(now time.Duration) {
 		default:
 			m.st.StiffnessCap[j] = 1
 		}
-		if hot {
+		if s.level > cool {
 			m.st.Hot |= 1 << j
 			if j >= hal.LHipYawPitch && j <= hal.RAnkleRoll {
 				m.st.HotLeg = true
@@ -256,31 +370,85 @@ func (m *Module) updateJoints(now time.Duration) {
 		} else {
 			m.st.Hot &^= 1 << j
 		}
-		if hot && !was {
+		if s.level > cool && was == cool {
 			m.act(now, ActHotJoint, "joint", hal.Joints[j].Name, "temperature", temp, "status", status,
-				"current", m.js.Current[j], "stiffness_cap", m.st.StiffnessCap[j])
-		} else if was && !hot {
+				"current", current, "stiffness_cap", m.st.StiffnessCap[j])
+		} else if was > cool && s.level == cool {
 			m.act(now, ActJointCooled, "joint", hal.Joints[j].Name, "temperature", temp)
 		}
 	}
 }
 
+// observe takes a temperature reading: one outside the plausible range is
+// ignored; the temperature gone by follows a rise at once and a fall at
+// most at MaxCoolingRate.
+func (s *jointState) observe(c *Config, temp float64, now time.Duration) {
+	if !(temp >= c.MinTemperature && temp <= c.MaxTemperature) { // NaN too
+		return
+	}
+	if s.hasTemp && temp < s.temp {
+		dt := max(now-s.tempAt, 0)
+		temp = max(temp, s.temp-c.MaxCoolingRate*dt.Seconds())
+	}
+	s.temp, s.tempAt, s.hasTemp = temp, now, true
+}
+
+// raw is the level this tick's readings give, with the hysteresis band
+// below HotTemperature for a joint that is hot.
+func (s *jointState) raw(c *Config, status uint8) level {
+	switch {
+	case status >= 3 || (s.hasTemp && s.temp >= c.CriticalTemperature):
+		return critical
+	case status >= c.HotStatus || s.over >= c.CurrentTicks || (s.hasTemp && s.temp >= c.HotTemperature):
+		return hot
+	case s.level > cool && s.hasTemp && s.temp >= c.HotTemperature-c.Hysteresis:
+		return hot
+	}
+	return cool
+}
+
+// step moves the joint's level to the raw level r: up at once, down once
+// the readings have stayed below the level for CoolHold, to the highest
+// level they gave meanwhile.
+func (s *jointState) step(c *Config, r level, now time.Duration) {
+	switch {
+	case r >= s.level:
+		s.level, s.cooling = r, false
+	case !s.cooling:
+		s.cooling, s.coolSince, s.coolTo = true, now, r
+	default:
+		s.coolTo = max(s.coolTo, r)
+		if now-s.coolSince >= c.CoolHold.D() {
+			s.level, s.cooling = s.coolTo, false
+		}
+	}
+}
+
+// batteryCheck sits the robot down on a low battery at once. The
+// battery counts as charging once its flag has read charging for
+// BatteryHold without a break, and the sit ends once the battery has read
+// charging, or charged above the band, for BatteryHold without a break: a
+// flag or a charge that flickers keeps the robot sitting.
 func (m *Module) batteryCheck(now time.Duration) {
 	c := &m.cfg
+	hold := c.BatteryHold.D()
+	charging := m.charging.update(m.bat.Charging, now, hold)
+	recovered := m.batteryOK.update(m.bat.Charging || m.bat.Charge >= c.LowBattery+c.BatteryHysteresis, now, hold)
 	switch {
-	case !m.st.LowBattery && !m.bat.Charging && m.bat.Charge <= c.LowBattery:
+	case !m.st.LowBattery && !charging && m.bat.Charge <= c.LowBattery:
 		m.st.LowBattery = true
 		m.act(now, ActLowBattery, "charge", m.bat.Charge, "limit", c.LowBattery)
-	case m.st.LowBattery && (m.bat.Charging || m.bat.Charge >= c.LowBattery+c.BatteryHysteresis):
+	case m.st.LowBattery && recovered:
 		m.st.LowBattery = false
 		m.act(now, ActResume, "why", "battery", "charge", m.bat.Charge, "charging", m.bat.Charging)
 	}
 }
 
 // buttons: one chest-button press penalises or unpenalises while no
-// GameController is heard (as SPL robots do); touching the head's three
-// pads together stops the robot safely (it sits down and goes limp) and
-// touching them again resumes.
+// GameController is heard (as SPL robots do). Touching the head's three
+// pads together stops the robot safely at once (it sits down and goes
+// limp); touching them together again, after letting go, for ResumeHold
+// without a break resumes.
 func (m *Module) buttons(now time.Duration, gcHeard bool) {
 	if gcHeard && m.st.Penalised {
 		m.st.Penalised = false // the GameController decides now
@@ -295,13 +463,19 @@ func (m *Module) buttons(now time.Duration, gcHeard bool) {
 		}
 	}
 	head := hal.Buttons(1<<hal.HeadFront | 1<<hal.HeadMiddle | 1<<hal.HeadRear)
-	if m.bs.Buttons&head == head && m.bs.Pressed&head != 0 {
-		m.st.SafeStop = !m.st.SafeStop
-		if m.st.SafeStop {
-			m.act(now, ActSafeStop, "by", "head touch")
-		} else {
-			m.act(now, ActResume, "why", "head touch")
-		}
+	chord := m.bs.Buttons&head == head
+	switch {
+	case !m.st.SafeStop && chord && m.chordArmed:
+		m.st.SafeStop, m.chordArmed = true, false
+		m.resume.on = false
+		m.act(now, ActSafeStop, "by", "head touch")
+	case m.st.SafeStop && m.resume.update(chord && m.chordArmed, now, m.cfg.ResumeHold.D()):
+		m.st.SafeStop, m.chordArmed = false, false
+		m.resume.on = false
+		m.act(now, ActResume, "why", "head touch", "held", m.cfg.ResumeHold.D())
+	}
+	if !chord {
+		m.chordArmed = true
 	}
 }
 

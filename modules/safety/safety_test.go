@@ -3,11 +3,13 @@ package safety_test
 import (
 	"bytes"
 	"log/slog"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/modules/safety"
 	"github.com/robotd/robotd/msg"
@@ -124,21 +126,46 @@ func TestHotJoints(t *testing.T) {
 	}
 }
 
-// A hot joint cools only below the hysteresis band; its log line is not
+// A hot joint cools only below the hysteresis band, and only once its
+// readings have stayed there for CoolHold (after the temperature gone by,
+// falling at most at MaxCoolingRate, got there); its log line is not
 // repeated within LogEvery.
 func TestHotJointHysteresisAndLogRate(t *testing.T) {
 	cfg := safety.DefaultConfig()
+	cfg.LogEvery = config.Duration(time.Hour)
 	r := newRig(t, cfg)
 	for range 5 {
 		r.j.Temperature[hal.LKneePitch] = cfg.HotTemperature
 		r.tick()
 		r.j.Temperature[hal.LKneePitch] = cfg.HotTemperature - cfg.Hysteresis/2
-		if s := r.tick(); !s.Hot.Has(hal.LKneePitch) {
-			t.Fatal("cooled inside the hysteresis band")
+		for range ticksIn(3 * cfg.CoolHold.D()) {
+			if s := r.tick(); !s.Hot.Has(hal.LKneePitch) {
+				t.Fatal("cooled inside the hysteresis band")
+			}
 		}
 		r.j.Temperature[hal.LKneePitch] = cfg.HotTemperature - cfg.Hysteresis - 1
-		if s := r.tick(); s.Hot.Has(hal.LKneePitch) || s.StiffnessCap[hal.LKneePitch] != 1 {
-			t.Fatalf("still hot below the band: %+v", s)
+		// The fall from the band's middle out of it at MaxCoolingRate,
+		// then CoolHold.
+		least := time.Duration(cfg.Hysteresis / 2 / cfg.MaxCoolingRate * float64(time.Second))
+		least += cfg.CoolHold.D()
+		start := r.seq
+		for {
+			s := r.tick()
+			if !s.Hot.Has(hal.LKneePitch) {
+				if s.StiffnessCap[hal.LKneePitch] != 1 {
+					t.Fatalf("cooled with cap %v", s.StiffnessCap[hal.LKneePitch])
+				}
+				break
+			}
+			if s.StiffnessCap[hal.LKneePitch] != cfg.HotStiffness {
+				t.Fatalf("hot with cap %v", s.StiffnessCap[hal.LKneePitch])
+			}
+			if took := time.Duration(r.seq-start) * period; took > least+time.Second {
+				t.Fatalf("still hot %v below the band", took)
+			}
+		}
+		if took := time.Duration(r.seq-start) * period; took < least-period {
+			t.Fatalf("cooled after %v below the band, want at least %v", took, least)
 		}
 	}
 	if n := r.m.Count(safety.ActHotJoint); n != 5 {
@@ -148,6 +175,10 @@ func TestHotJointHysteresisAndLogRate(t *testing.T) {
 		t.Errorf("%d hot_joint log lines within LogEvery, want 1:\n%s", n, r.logbuf.String())
 	}
 }
+
+// ticksIn is the number of ticks that start within d of the first: a hold
+// of d that starts on a tick is over on the tick after them.
+func ticksIn(d time.Duration) int { return int((d + period - 1) / period) }
 
 func TestBatteryButtonsAndLEDs(t *testing.T) {
 	cfg := safety.DefaultConfig()
@@ -167,6 +198,11 @@ func TestBatteryButtonsAndLEDs(t *testing.T) {
 		t.Fatal("a battery recovering inside the hysteresis band is no longer low")
 	}
 	r.bat.Charging = true
+	for range ticksIn(cfg.BatteryHold.D()) {
+		if s := r.tick(); !s.Sit {
+			t.Fatal("stood up before charging held for battery_hold")
+		}
+	}
 	if s := r.tick(); s.Sit {
 		t.Fatal("still sitting while charging")
 	}
@@ -175,17 +211,25 @@ func TestBatteryButtonsAndLEDs(t *testing.T) {
 		t.Fatal("low again after charging stopped, not sitting")
 	}
 
-	// The head's three pads together: safe stop, and again: resume.
+	// The head's three pads together: safe stop; held together again for
+	// resume_hold: resume.
 	r.bat.Charge = 0.9
-	r.tick()
+	for range ticksIn(cfg.BatteryHold.D()) + 1 {
+		r.tick()
+	}
+	if s := r.tick(); s.Sit {
+		t.Fatalf("charged: %+v", s)
+	}
 	head := hal.Buttons(1<<hal.HeadFront | 1<<hal.HeadMiddle | 1<<hal.HeadRear)
 	r.bs.Buttons, r.bs.Pressed = head, head
 	if s := r.tick(); !s.SafeStop || !s.Sit {
 		t.Fatalf("head touch: %+v", s)
 	}
 	r.bs.Pressed = 0
-	if s := r.tick(); !s.SafeStop {
-		t.Fatal("holding the head resumed")
+	for range 2 * ticksIn(cfg.ResumeHold.D()) {
+		if s := r.tick(); !s.SafeStop {
+			t.Fatal("holding the head on resumed")
+		}
 	}
 	r.bs.Buttons = 1 << hal.HeadFront
 	r.bs.Pressed = r.bs.Buttons
@@ -193,8 +237,14 @@ func TestBatteryButtonsAndLEDs(t *testing.T) {
 		t.Fatal("one pad resumed")
 	}
 	r.bs.Buttons, r.bs.Pressed = head, head&^(1<<hal.HeadFront)
+	for range ticksIn(cfg.ResumeHold.D()) {
+		if s := r.tick(); !s.SafeStop {
+			t.Fatal("resumed before resume_hold")
+		}
+		r.bs.Pressed = 0
+	}
 	if s := r.tick(); s.SafeStop || s.Sit {
-		t.Fatalf("head touch again: %+v", s)
+		t.Fatalf("head held again for resume_hold: %+v", s)
 	}
 	r.bs = msg.BodySensors{}
 
@@ -282,6 +332,14 @@ func TestConfigValidate(t *testing.T) {
 		{"stiffness", func(c *safety.Config) { c.HotStiffness = 2 }, "safety.hot_stiffness"},
 		{"battery", func(c *safety.Config) { c.LowBattery = -1 }, "safety.low_battery"},
 		{"current", func(c *safety.Config) { c.CurrentTicks = 0 }, "safety.max_current"},
+		{"cool hold", func(c *safety.Config) { c.CoolHold = 0 }, "safety.cool_hold"},
+		{"resume hold", func(c *safety.Config) { c.ResumeHold = config.Duration(time.Hour) }, "safety.resume_hold"},
+		{"battery hold", func(c *safety.Config) { c.BatteryHold = config.Duration(50 * time.Millisecond) }, "safety.battery_hold"},
+		{"min temperature", func(c *safety.Config) { c.MinTemperature = -60 }, "safety.min_temperature"},
+		{"min temperature in the band", func(c *safety.Config) { c.MinTemperature = 40; c.HotTemperature = 42 }, "want below hot_temperature-hysteresis"},
+		{"max temperature", func(c *safety.Config) { c.MaxTemperature = 80 }, "safety.max_temperature"},
+		{"max temperature NaN", func(c *safety.Config) { c.MaxTemperature = math.NaN() }, "safety.max_temperature"},
+		{"cooling rate", func(c *safety.Config) { c.MaxCoolingRate = 0 }, "safety.max_cooling_rate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := safety.DefaultConfig()

@@ -112,6 +112,8 @@ func dependencyViolation(from, to string) string {
 		return rel(from) + " depends on another module, " + rel(to)
 	case strings.HasPrefix(fa, "modules/") && !allowedForModules[ta] && !strings.HasPrefix(ta, "modules/"):
 		return rel(from) + " depends on " + rel(to) + "; modules may use only " + strings.Join(keys(allowedForModules), ", ")
+	case fa == "nn" && ta != "nn":
+		return rel(from) + " depends on " + rel(to) + "; nn, the network engine, stands on the standard library alone"
 	case fa == "backends" && (strings.HasPrefix(ta, "modules/") || ta == "cmd" || ta == "runner"):
 		return "backend " + rel(from) + " depends on " + rel(to)
 	case fa != "cmd" && ta == "cmd":
@@ -136,6 +138,9 @@ func TestDependencyRulesCatchViolations(t *testing.T) {
 		{"modules/perception", "simrun", true},                  // a module on simulation runs
 		{"modules/behaviour/roles", "modules/behaviour", false}, // within one module
 		{"modules/motion", "hal", false},
+		{"modules/vision", "nn", false}, // the network engine
+		{"nn", "hal", true},             // the engine is a leaf
+		{"nn", "nn/internal/gentile", false},
 		{"backends/nao", "modules/motion", true}, // a backend on a module
 		{"backends/nao", "runner", true},
 		{"backends/sim", "proto/simspark", false},
@@ -154,7 +159,10 @@ func TestDependencyRulesCatchViolations(t *testing.T) {
 	}
 }
 
-var allowedForModules = map[string]bool{"hal": true, "blackboard": true, "msg": true, "config": true, "field": true}
+// allowedForModules are what modules may import: the robot's types and
+// configuration, and nn, the pure-Go network engine (a leaf: it imports
+// only the standard library).
+var allowedForModules = map[string]bool{"hal": true, "blackboard": true, "msg": true, "config": true, "field": true, "nn": true}
 
 func keys(m map[string]bool) []string {
 	var out []string

@@ -34,12 +34,11 @@ const manifestName = "MANIFEST"
 
 // Version is the version's name: a hash of its manifest, so the same files
 // are the same version on every robot and a redeploy of them changes nothing.
-func (b *bundle) Version() string {
-	h := sha256.Sum256(b.manifest())
-	return "v" + hex.EncodeToString(h[:6])
-}
+func (b *bundle) Version() string { return versionOf(b.manifest()) }
 
-// manifest is "sha256 size mode name" per file, sorted by name.
+// manifest is "sha256 size mode name" per file, sorted by name: the name
+// is the rest of the line after the third space, so it may hold spaces
+// (never a newline: checkFileName refuses control characters).
 func (b *bundle) manifest() []byte {
 	var buf bytes.Buffer
 	for _, f := range b.Files {
@@ -57,14 +56,72 @@ func (b *bundle) Size() int64 {
 	return n
 }
 
-// parseManifest reads a manifest into name → sha256.
-func parseManifest(data []byte) map[string]string {
-	m := map[string]string{}
+// versionOf is the version name of a manifest.
+func versionOf(manifest []byte) string {
+	h := sha256.Sum256(manifest)
+	return "v" + hex.EncodeToString(h[:6])
+}
+
+// parseManifest reads a manifest (see manifest) back. A line that is not
+// "sha256 size mode name" with a name checkName accepts is an error that
+// names the line.
+func parseManifest(data []byte) ([]file, error) {
+	var out []file
+	seen := map[string]bool{}
+	n := 0
 	for line := range strings.Lines(string(data)) {
-		fs := strings.Fields(line)
-		if len(fs) == 4 {
-			m[fs[3]] = fs[0]
+		n++
+		l, ok := strings.CutSuffix(line, "\n")
+		if !ok {
+			return nil, fmt.Errorf("MANIFEST line %d: no newline at the end", n)
 		}
+		fs := strings.SplitN(l, " ", 4)
+		if len(fs) != 4 {
+			return nil, fmt.Errorf("MANIFEST line %d: %q: want \"sha256 size mode name\"", n, l)
+		}
+		if len(fs[0]) != sha256.Size*2 || strings.Trim(fs[0], "0123456789abcdef") != "" {
+			return nil, fmt.Errorf("MANIFEST line %d: %q is not a SHA-256", n, fs[0])
+		}
+		size, err := strconv.ParseInt(fs[1], 10, 64)
+		if err != nil || size < 0 || strconv.FormatInt(size, 10) != fs[1] {
+			return nil, fmt.Errorf("MANIFEST line %d: size %q", n, fs[1])
+		}
+		mode, err := strconv.ParseUint(fs[2], 8, 32)
+		if err != nil || mode > 0o777 || strconv.FormatUint(mode, 8) != fs[2] {
+			return nil, fmt.Errorf("MANIFEST line %d: mode %q", n, fs[2])
+		}
+		if err := checkVersionPath(fs[3]); err != nil {
+			return nil, fmt.Errorf("MANIFEST line %d: %w", n, err)
+		}
+		if seen[fs[3]] {
+			return nil, fmt.Errorf("MANIFEST line %d: %q listed twice", n, fs[3])
+		}
+		seen[fs[3]] = true
+		out = append(out, file{Name: fs[3], Mode: os.FileMode(mode), Size: size, SHA256: fs[0]})
+	}
+	return out, nil
+}
+
+// checkVersionPath accepts the path of a file in a version directory:
+// "robotd", "robotd.json", "actions/NAME" or "models/NAME" with a NAME
+// checkFileName accepts.
+func checkVersionPath(p string) error {
+	switch p {
+	case "robotd", "robotd.json":
+		return nil
+	}
+	dir, name, ok := strings.Cut(p, "/")
+	if !ok || (dir != "actions" && dir != "models") {
+		return fmt.Errorf("%q is not robotd, robotd.json, actions/NAME or models/NAME", p)
+	}
+	return checkFileName(name)
+}
+
+// sums maps each file's name to its SHA-256.
+func sums(fs []file) map[string]string {
+	m := make(map[string]string, len(fs))
+	for _, f := range fs {
+		m[f.Name] = f.SHA256
 	}
 	return m
 }
@@ -88,10 +145,19 @@ func hashFile(p string) (string, int64, os.FileMode, error) {
 }
 
 // makeBundle collects the version's files: the binary, robotd.json, actions/
-// and models/.
+// and models/. Two files that would get one name (two models with one base
+// name) and names a version cannot hold are refused.
 func makeBundle(c *Config, binary string) (*bundle, error) {
 	b := &bundle{}
+	from := map[string]string{}
 	add := func(name, local string, mode os.FileMode) error {
+		if err := checkVersionPath(name); err != nil {
+			return fmt.Errorf("deploy: %q: %w", local, err)
+		}
+		if prev, ok := from[name]; ok {
+			return fmt.Errorf("deploy: %s and %s would both be installed as %s: rename one", prev, local, name)
+		}
+		from[name] = local
 		sum, size, m, err := hashFile(local)
 		if err != nil {
 			return fmt.Errorf("deploy: %w", err)
@@ -132,48 +198,23 @@ func makeBundle(c *Config, binary string) (*bundle, error) {
 }
 
 // Build builds pkg as a static linux/goarch binary into dir and returns its
-// path. It runs `go build` with CGO_ENABLED=0 and -trimpath in the current
-// directory (the module's).
+// path. It runs `go build` with CGO_ENABLED=0 in the current directory (the
+// module's); pkg follows "--", and one that begins with '-' is refused, so
+// it is never read as a flag.
 func Build(ctx context.Context, pkg, goarch, dir string) (string, error) {
+	if err := checkPackage("package", pkg); err != nil {
+		return "", fmt.Errorf("deploy: %w", err)
+	}
+	if err := checkGOARCH("goarch", goarch); err != nil {
+		return "", fmt.Errorf("deploy: %w", err)
+	}
 	out := filepath.Join(dir, "robotd-linux-"+goarch)
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, "--", pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch)
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("deploy: building %s for linux/%s: %w\n%s", pkg, goarch, err, msg)
 	}
 	return out, nil
-}
-
-// unitFile is the systemd unit that runs the current version once the
-// robot's controller is up.
-func unitFile(t *Target) string {
-	dir := t.remote(t.Dir)
-	wait := strconv.Quote(t.WaitFor)
-	what := "LoLA's socket"
-	if t.Kind == KindRobotino {
-		what = "the base controller's serial device"
-	}
-	return fmt.Sprintf(`# Installed by robotd deploy.
-[Unit]
-Description=robotd robot daemon
-Wants=network-online.target
-After=network-online.target
-
-[Service]
-Type=simple
-WorkingDirectory=%[1]s/current
-# Start once %[3]s exists.
-ExecStartPre=/bin/sh -c 'while [ ! -e %[2]s ]; do sleep 0.2; done'
-TimeoutStartSec=120
-ExecStart=%[1]s/current/robotd -config %[1]s/current/robotd.json
-KillSignal=SIGTERM
-TimeoutStopSec=10
-Restart=on-failure
-RestartSec=2
-
-[Install]
-WantedBy=multi-user.target
-`, dir, wait, what)
 }
 
 // has reports whether the version has a file called name.

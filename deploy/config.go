@@ -55,6 +55,62 @@ type Config struct {
 	HealthTimeout config.Duration `json:"health_timeout"`
 	// DialTimeout bounds the SSH connection set-up.
 	DialTimeout config.Duration `json:"dial_timeout"`
+
+	// Pull bounds what `robotd pull` takes from one robot.
+	Pull PullLimits `json:"pull"`
+}
+
+// PullLimits bound one pull: a robot's listing and files are not trusted
+// to be finite.
+type PullLimits struct {
+	// MaxFileBytes is the largest file fetched; a larger one is refused
+	// (and the pull goes on with the rest).
+	MaxFileBytes int64 `json:"max_file_bytes"`
+	// MaxTotalBytes ends the pull once the files fetched add up to it.
+	MaxTotalBytes int64 `json:"max_total_bytes"`
+	// MaxDepth is how many directory levels below the recordings
+	// directory are walked; deeper directories are refused.
+	MaxDepth int `json:"max_depth"`
+	// MaxEntries ends the pull once the robot has listed this many
+	// directory entries.
+	MaxEntries int `json:"max_entries"`
+}
+
+// Ranges of the pull limits, checked by Validate.
+const (
+	minPullBytes   = 1 << 10
+	maxFileBytes   = 1 << 40
+	maxTotalBytes  = 16 << 40
+	maxPullDepth   = 64
+	maxPullEntries = 10_000_000
+)
+
+// DefaultPullLimits are generous for a robot's recordings (a NAO v6 has a
+// 32 GB disk) and bound a robot that lists or sends without end.
+func DefaultPullLimits() PullLimits {
+	return PullLimits{
+		MaxFileBytes:  16 << 30,
+		MaxTotalBytes: 64 << 30,
+		MaxDepth:      8,
+		MaxEntries:    100_000,
+	}
+}
+
+func (l PullLimits) validate() []error {
+	var errs []error
+	if l.MaxFileBytes < minPullBytes || l.MaxFileBytes > maxFileBytes {
+		errs = append(errs, fmt.Errorf("pull.max_file_bytes: %d outside %d..%d", l.MaxFileBytes, minPullBytes, int64(maxFileBytes)))
+	}
+	if l.MaxTotalBytes < minPullBytes || l.MaxTotalBytes > maxTotalBytes {
+		errs = append(errs, fmt.Errorf("pull.max_total_bytes: %d outside %d..%d", l.MaxTotalBytes, minPullBytes, int64(maxTotalBytes)))
+	}
+	if l.MaxDepth < 0 || l.MaxDepth > maxPullDepth {
+		errs = append(errs, fmt.Errorf("pull.max_depth: %d outside 0..%d", l.MaxDepth, maxPullDepth))
+	}
+	if l.MaxEntries < 1 || l.MaxEntries > maxPullEntries {
+		errs = append(errs, fmt.Errorf("pull.max_entries: %d outside 1..%d", l.MaxEntries, maxPullEntries))
+	}
+	return errs
 }
 
 // Target is one robot.
@@ -71,9 +127,10 @@ type Target struct {
 	// KnownHosts is the known_hosts file the robot's host key is checked
 	// against (default ~/.ssh/known_hosts). InsecureIgnoreHostKey turns
 	// the check off, for robots re-flashed with fresh host keys on a
-	// private network only.
+	// private network only; absent on a robot, the default's value holds,
+	// and an explicit false on a robot turns the check back on.
 	KnownHosts            string `json:"known_hosts"`
-	InsecureIgnoreHostKey bool   `json:"insecure_ignore_host_key"`
+	InsecureIgnoreHostKey *bool  `json:"insecure_ignore_host_key"`
 
 	// Kind is "nao" or "robotino".
 	Kind string `json:"kind"`
@@ -126,6 +183,7 @@ func DefaultConfig() Config {
 		},
 		HealthTimeout: config.Duration(30 * time.Second),
 		DialTimeout:   config.Duration(10 * time.Second),
+		Pull:          DefaultPullLimits(),
 	}
 }
 
@@ -200,7 +258,9 @@ func (c *Config) fill(t Target) Target {
 	str(&t.User, d.User)
 	str(&t.Key, d.Key)
 	str(&t.KnownHosts, d.KnownHosts)
-	t.InsecureIgnoreHostKey = t.InsecureIgnoreHostKey || d.InsecureIgnoreHostKey
+	if t.InsecureIgnoreHostKey == nil {
+		t.InsecureIgnoreHostKey = d.InsecureIgnoreHostKey
+	}
 	str(&t.Kind, d.Kind)
 	str(&t.Prefix, d.Prefix)
 	str(&t.Dir, d.Dir)
@@ -238,29 +298,24 @@ func (c *Config) Validate() error {
 	for i, r := range c.Robots {
 		t := c.fill(r)
 		at := fmt.Sprintf("robots[%d]", i)
-		switch {
-		case t.Name == "":
-			errs = append(errs, fmt.Errorf("%s.name: empty", at))
+		switch err := checkRobotName(at+".name", t.Name); {
+		case err != nil:
+			errs = append(errs, err)
 		case seen[t.Name]:
 			errs = append(errs, fmt.Errorf("%s.name: %q given twice", at, t.Name))
 		}
 		seen[t.Name] = true
-		if t.Host == "" {
-			errs = append(errs, fmt.Errorf("%s.host: empty", at))
-		}
-		if t.Kind != KindNAO && t.Kind != KindRobotino {
-			errs = append(errs, fmt.Errorf("%s.kind: %q, want nao or robotino", at, t.Kind))
-		}
-		if !path.IsAbs(t.Dir) || !path.IsAbs(t.UnitDir) {
-			errs = append(errs, fmt.Errorf("%s.dir, unit_dir: want absolute paths, got %q, %q", at, t.Dir, t.UnitDir))
-		}
-		if t.MetricsPort <= 0 || t.MetricsPort > 65535 {
-			errs = append(errs, fmt.Errorf("%s.metrics_port: %d outside 1..65535", at, t.MetricsPort))
-		}
+		errs = append(errs, t.validate(at)...)
 	}
 	if c.Binary == "" && c.Package == "" {
 		errs = append(errs, errors.New("package: empty and no binary given"))
 	}
+	if c.Binary == "" && c.Package != "" {
+		if err := checkPackage("package", c.Package); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, c.Pull.validate()...)
 	if c.Config == "" {
 		errs = append(errs, errors.New("config: no robotd configuration file given"))
 	}
@@ -268,6 +323,49 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("parallel: %d is negative", c.Parallel))
 	}
 	return errors.Join(errs...)
+}
+
+// validate checks one robot with the defaults filled in; at names it
+// ("robots[3]").
+func (t *Target) validate(at string) []error {
+	var errs []error
+	add := func(err error) {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if t.Host == "" {
+		add(fmt.Errorf("%s.host: empty", at))
+	}
+	add(checkText(at+".host", t.Host))
+	add(checkText(at+".user", t.User))
+	if t.Kind != KindNAO && t.Kind != KindRobotino {
+		add(fmt.Errorf("%s.kind: %q, want nao or robotino", at, t.Kind))
+	}
+	add(checkGOARCH(at+".goarch", t.GOARCH))
+	add(checkPrefix(at+".prefix", t.Prefix))
+	add(checkAbsPath(at+".dir", t.Dir))
+	add(checkAbsPath(at+".unit_dir", t.UnitDir))
+	add(checkUnitName(at+".unit", t.Unit))
+	add(checkAbsPath(at+".wait_for", t.WaitFor))
+	add(checkText(at+".systemctl", t.Systemctl))
+	add(checkText(at+".journalctl", t.Journalctl))
+	add(checkText(at+".recordings", t.Recordings))
+	if t.Systemctl == "" || t.Journalctl == "" {
+		add(fmt.Errorf("%s.systemctl, journalctl: empty", at))
+	}
+	if t.Recordings == "" {
+		add(fmt.Errorf("%s.recordings: empty", at))
+	}
+	if t.MetricsPort <= 0 || t.MetricsPort > 65535 {
+		add(fmt.Errorf("%s.metrics_port: %d outside 1..65535", at, t.MetricsPort))
+	}
+	return errs
+}
+
+// insecure reports whether the host key check is off.
+func (t *Target) insecure() bool {
+	return t.InsecureIgnoreHostKey != nil && *t.InsecureIgnoreHostKey
 }
 
 // remote returns the path p (absolute on the robot) under the target's prefix.

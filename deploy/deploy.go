@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,7 +47,7 @@ func (p *printer) say(robot, format string, args ...any) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "%-10s "+format+"\n", append([]any{robot + ":"}, args...)...)
+	fmt.Fprintf(p.w, "%-10s %s\n", robot+":", EscapeControl(fmt.Sprintf(format, args...)))
 }
 
 // Deploy installs the configured version on every target, in parallel, and
@@ -151,16 +153,16 @@ func readState(c *conn, t *Target) (state, error) {
 	if s.previous, err = readVersionLink(c, t.remote(t.Dir, "previous")); err != nil {
 		return s, err
 	}
-	u, err := readFile(c, t.remote(t.UnitDir, t.Unit))
+	u, err := readFile(c, t.remote(t.UnitDir, t.Unit), maxUnitBytes)
 	if err != nil {
-		return s, err
+		return s, fmt.Errorf("the installed unit: %w", err)
 	}
 	s.unit = string(u)
 	return s, nil
 }
 
 // readVersionLink returns the version a link (versions/vX) points at, "" if
-// there is no link.
+// there is no link. A link elsewhere is an error.
 func readVersionLink(c *conn, p string) (string, error) {
 	target, err := c.sftp.ReadLink(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -169,23 +171,11 @@ func readVersionLink(c *conn, p string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("reading the link %s: %w", p, err)
 	}
-	return path.Base(target), nil
-}
-
-func readFile(c *conn, p string) ([]byte, error) {
-	f, err := c.sftp.Open(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	v, ok := strings.CutPrefix(target, "versions/")
+	if !ok || checkEntryName(v) != nil || strings.HasPrefix(v, ".") {
+		return "", fmt.Errorf("the link %s points at %q, not at versions/<version>: robotd deploy did not make it", p, target)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", p, err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", p, err)
-	}
-	return b, nil
+	return v, nil
 }
 
 func exists(c *conn, p string) (bool, error) {
@@ -211,28 +201,55 @@ func changes(b *bundle, old map[string]string) []string {
 			out = append(out, "~ "+f.Name)
 		}
 	}
+	var gone []string
 	for name := range old {
 		if !b.has(name) {
-			out = append(out, "- "+name)
+			gone = append(gone, "- "+name)
 		}
 	}
-	return out
+	slices.Sort(gone)
+	return append(out, gone...)
 }
 
-// installed reads the manifest of version v on the robot (empty if none).
-func installed(c *conn, t *Target, v string) (map[string]string, error) {
-	if v == "" {
-		return map[string]string{}, nil
+// onRobot is what the robot holds of the version being deployed.
+type onRobot struct {
+	have bool              // versions/<v> exists
+	bad  map[string]string // its files that do not match, and why
+}
+
+// checkOnRobot verifies versions/<v> on the robot, if it is there,
+// against b: its files by SHA-256 and its MANIFEST.
+func checkOnRobot(c *conn, t *Target, b *bundle) (onRobot, error) {
+	var o onRobot
+	dst := t.remote(t.Dir, "versions", b.Version())
+	var err error
+	if o.have, err = exists(c, dst); err != nil || !o.have {
+		return o, err
 	}
-	m, err := readFile(c, t.remote(t.Dir, "versions", v, manifestName))
+	if o.bad, err = verifyFiles(c, dst, b.Files); err != nil {
+		return o, err
+	}
+	ok, err := sameManifest(c, dst, b.manifest())
 	if err != nil {
-		return nil, err
+		return o, err
 	}
-	return parseManifest(m), nil
+	if !ok {
+		o.bad[manifestName] = "differs"
+	}
+	return o, nil
 }
 
-func deployOne(ctx context.Context, cfg *Config, t *Target, b *bundle, dry bool, p *printer) Result {
-	r := Result{Robot: t.Name, Version: b.Version()}
+func deployOne(ctx context.Context, cfg *Config, t *Target, b *bundle, dry bool, p *printer) (r Result) {
+	r = Result{Robot: t.Name, Version: b.Version()}
+	unit, err := unitFile(t)
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	if err := checkUnitName("unit", t.Unit); err != nil {
+		r.Err = err
+		return r
+	}
 	p.say(t.Name, "connecting to %s@%s", t.User, t.addr())
 	c, err := dial(ctx, t, cfg.DialTimeout.D())
 	if err != nil {
@@ -240,18 +257,40 @@ func deployOne(ctx context.Context, cfg *Config, t *Target, b *bundle, dry bool,
 		return r
 	}
 	defer c.Close()
+	if !dry {
+		l, err := acquireLock(ctx, c, t, p)
+		if err != nil {
+			r.Err = err
+			return r
+		}
+		defer func() {
+			if err := l.release(); err != nil && r.Err == nil {
+				r.Err = err
+			}
+		}()
+	}
 	st, err := readState(c, t)
 	if err != nil {
 		r.Err = err
 		return r
 	}
-	cur, err := installed(c, t, st.current)
+	cur, err := readManifest(c, t, st.current)
 	if err != nil {
 		r.Err = err
 		return r
 	}
-	r.Changed = changes(b, cur)
-	unit := unitFile(t)
+	if cur.distrust != "" {
+		p.say(t.Name, "current %s is not trusted, nothing is reused from it: %s", st.current, cur.distrust)
+	}
+	r.Changed = changes(b, sums(cur.files))
+	have, err := checkOnRobot(c, t, b)
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	for _, name := range slices.Sorted(maps.Keys(have.bad)) {
+		r.Changed = append(r.Changed, fmt.Sprintf("! %s: %s on the robot", name, have.bad[name]))
+	}
 	unitChanged := st.unit != unit
 	switch {
 	case st.unit == "":
@@ -269,18 +308,18 @@ func deployOne(ctx context.Context, cfg *Config, t *Target, b *bundle, dry bool,
 			p.say(t.Name, "  %s", ch)
 		}
 		if len(r.Changed) == 0 {
-			p.say(t.Name, "  nothing would change")
+			p.say(t.Name, "  nothing would change (%d files verified by SHA-256)", len(b.Files))
 		} else {
 			p.say(t.Name, "  would restart %s", t.Unit)
 		}
 		return r
 	}
 	if len(r.Changed) == 0 {
-		p.say(t.Name, "%s is already current, nothing to do", r.Version)
+		p.say(t.Name, "%s is already current (%d files verified by SHA-256), nothing to do", r.Version, len(b.Files))
 		r.Health, r.Err = checkHealth(ctx, c, t, cfg.HealthTimeout.D(), p)
 		return r
 	}
-	if err := install(c, t, b, st.current, cur, p); err != nil {
+	if err := install(c, t, b, cur, have, p); err != nil {
 		r.Err = err
 		return r
 	}
@@ -298,7 +337,7 @@ func deployOne(ctx context.Context, cfg *Config, t *Target, b *bundle, dry bool,
 		}
 		p.say(t.Name, "installed %s", t.remote(t.UnitDir, t.Unit))
 	}
-	if err := prune(c, t, r.Version, r.Previous); err != nil {
+	if err := prune(ctx, c, t, p, r.Version, r.Previous); err != nil {
 		r.Err = err
 		return r
 	}
@@ -317,30 +356,63 @@ func orNone(v string) string {
 	return v
 }
 
-// install uploads b into versions/<version> unless it is there: into a
-// temporary directory first, renamed into place once complete, so a
-// version directory is never partial.
-func install(c *conn, t *Target, b *bundle, curV string, cur map[string]string, p *printer) error {
+// install puts b into versions/<version> unless it is there complete: into
+// a temporary directory first, renamed into place once complete (each file
+// fsynced before), so a version directory is never partial. A version
+// directory that is there but damaged is replaced. A file is hard-linked
+// from a copy on the robot that was verified by SHA-256 (in the damaged
+// version directory or in the current version), or else sent: a current
+// file that differs from its MANIFEST (changed on the robot) is sent fresh
+// rather than linked, so the change stays in the version it was made in.
+func install(c *conn, t *Target, b *bundle, cur remoteVersion, have onRobot, p *printer) error {
 	versions := t.remote(t.Dir, "versions")
 	dst := path.Join(versions, b.Version())
-	if ok, err := exists(c, dst); err != nil || ok {
-		if ok {
-			p.say(t.Name, "%s is on the robot already", b.Version())
-		}
-		return err
+	if have.have && len(have.bad) == 0 {
+		p.say(t.Name, "%s is on the robot already (verified by SHA-256)", b.Version())
+		return nil
+	}
+	if have.have {
+		p.say(t.Name, "%s on the robot is damaged (%s): installing it again", b.Version(), describeBad(have.bad))
 	}
 	if err := c.sftp.MkdirAll(versions); err != nil {
 		return fmt.Errorf("creating %s: %w", versions, err)
 	}
-	// Files the current version has unchanged are hard-linked from it
-	// (versions are never changed in place), the rest is sent.
 	_, canLink := c.sftp.HasExtension("hardlink@openssh.com")
-	var send []file
+	// from maps a file to the version directory holding a verified copy.
+	from := map[string]string{}
+	if canLink && have.have {
+		for _, f := range b.Files {
+			if _, bad := have.bad[f.Name]; !bad {
+				from[f.Name] = b.Version()
+			}
+		}
+	}
+	if canLink && cur.files != nil && cur.name != b.Version() {
+		curSums := sums(cur.files)
+		var check []file
+		for _, f := range b.Files {
+			if _, ok := from[f.Name]; !ok && curSums[f.Name] == f.SHA256 {
+				check = append(check, f)
+			}
+		}
+		bad, err := verifyFiles(c, path.Join(versions, cur.name), check)
+		if err != nil {
+			return err
+		}
+		for _, f := range check {
+			if why, ok := bad[f.Name]; ok {
+				p.say(t.Name, "%s in %s differs from its MANIFEST (%s; changed on the robot?): sending a fresh copy instead of linking it", f.Name, cur.name, why)
+				continue
+			}
+			from[f.Name] = cur.name
+		}
+	}
 	var total int64
+	sent := 0
 	for _, f := range b.Files {
-		if !canLink || cur[f.Name] != f.SHA256 {
-			send = append(send, f)
+		if _, ok := from[f.Name]; !ok {
 			total += f.Size
+			sent++
 		}
 	}
 	if err := checkSpace(c, versions, total); err != nil {
@@ -354,45 +426,59 @@ func install(c *conn, t *Target, b *bundle, curV string, cur map[string]string, 
 		_ = c.sftp.RemoveAll(tmp) // leave no partial version behind
 		return addSpaceHint(c, versions, err)
 	}
-	var sent int64
+	_, canSync := c.sftp.HasExtension("fsync@openssh.com")
+	var done int64
 	start := time.Now()
 	nextReport := total / 4
-	linked := 0
+	linked := map[string]int{}
 	for _, f := range b.Files {
 		to := path.Join(tmp, f.Name)
-		if canLink && cur[f.Name] == f.SHA256 {
+		if v, ok := from[f.Name]; ok {
 			if err := c.sftp.MkdirAll(path.Dir(to)); err != nil {
 				return fail(fmt.Errorf("creating %s: %w", path.Dir(to), err))
 			}
-			if err := c.sftp.Link(path.Join(versions, curV, f.Name), to); err != nil {
-				return fail(fmt.Errorf("linking %s from %s: %w", f.Name, curV, err))
+			if err := c.sftp.Link(path.Join(versions, v, f.Name), to); err != nil {
+				return fail(fmt.Errorf("linking %s from %s: %w", f.Name, v, err))
 			}
-			linked++
+			linked[v]++
 			continue
 		}
-		if err := upload(c, f, to, func(n int64) {
-			sent += n
-			if sent >= nextReport && sent < total {
-				p.say(t.Name, "uploading %3d%% (%s of %s)", 100*sent/total, mib(sent), mib(total))
+		if err := upload(c, f, to, canSync, func(n int64) {
+			done += n
+			if done >= nextReport && done < total {
+				p.say(t.Name, "uploading %3d%% (%s of %s)", 100*done/total, mib(done), mib(total))
 				nextReport += total / 4
 			}
 		}); err != nil {
 			return fail(err)
 		}
 	}
-	if err := writeRemote(c, path.Join(tmp, manifestName), b.manifest(), 0o644); err != nil {
+	if err := writeRemote(c, path.Join(tmp, manifestName), b.manifest(), 0o644, canSync); err != nil {
 		return fail(err)
 	}
-	if err := c.sftp.PosixRename(tmp, dst); err != nil {
+	if have.have {
+		// rename(2) does not replace a non-empty directory: the damaged
+		// one goes aside first (and prune removes it if this fails).
+		aside := path.Join(versions, fmt.Sprintf(".damaged-%s-%d", b.Version(), time.Now().UnixNano()))
+		if err := c.sftp.PosixRename(dst, aside); err != nil {
+			return fail(fmt.Errorf("moving the damaged %s aside: %w", dst, err))
+		}
+		if err := c.sftp.PosixRename(tmp, dst); err != nil {
+			return fmt.Errorf("renaming %s to %s: %w", tmp, dst, err)
+		}
+		if err := c.sftp.RemoveAll(aside); err != nil {
+			return fmt.Errorf("removing the damaged version %s: %w", aside, err)
+		}
+	} else if err := c.sftp.PosixRename(tmp, dst); err != nil {
 		return fmt.Errorf("renaming %s to %s: %w", tmp, dst, err)
 	}
 	secs := time.Since(start).Seconds()
-	msg := fmt.Sprintf("uploaded %d files, %s in %.1f s", len(send), mib(total), secs)
+	msg := fmt.Sprintf("uploaded %d files, %s in %.1f s", sent, mib(total), secs)
 	if total >= 1<<20 {
 		msg += fmt.Sprintf(" (%.0f MiB/s)", float64(total)/(1<<20)/max(secs, 1e-3))
 	}
-	if linked > 0 {
-		msg += fmt.Sprintf(", %d unchanged from %s", linked, curV)
+	for _, v := range slices.Sorted(maps.Keys(linked)) {
+		msg += fmt.Sprintf(", %d unchanged from %s", linked[v], v)
 	}
 	p.say(t.Name, "%s to %s", msg, dst)
 	return nil
@@ -433,7 +519,8 @@ func addSpaceHint(c *conn, dir string, err error) error {
 	return err
 }
 
-func upload(c *conn, f file, dst string, progress func(int64)) error {
+// upload sends f to dst, fsynced (OpenSSH's fsync@openssh.com) when sync.
+func upload(c *conn, f file, dst string, sync bool, progress func(int64)) error {
 	if err := c.sftp.MkdirAll(path.Dir(dst)); err != nil {
 		return fmt.Errorf("creating %s: %w", path.Dir(dst), err)
 	}
@@ -450,6 +537,12 @@ func upload(c *conn, f file, dst string, progress func(int64)) error {
 	if _, err := w.ReadFrom(&progressReader{r: src, size: f.Size, progress: progress}); err != nil {
 		w.Close()
 		return fmt.Errorf("writing %s: %w", dst, err)
+	}
+	if sync {
+		if err := w.Sync(); err != nil {
+			w.Close()
+			return fmt.Errorf("fsync %s: %w", dst, err)
+		}
 	}
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("closing %s: %w", dst, err)
@@ -483,7 +576,8 @@ func (p *progressReader) Read(b []byte) (int, error) {
 // Size is the number of bytes the reader yields.
 func (p *progressReader) Size() int64 { return p.size }
 
-func writeRemote(c *conn, dst string, data []byte, mode os.FileMode) error {
+// writeRemote writes data to dst, fsynced when sync.
+func writeRemote(c *conn, dst string, data []byte, mode os.FileMode, sync ...bool) error {
 	w, err := c.sftp.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", dst, err)
@@ -491,6 +585,12 @@ func writeRemote(c *conn, dst string, data []byte, mode os.FileMode) error {
 	if _, err := w.Write(data); err != nil {
 		w.Close()
 		return fmt.Errorf("writing %s: %w", dst, err)
+	}
+	if len(sync) > 0 && sync[0] {
+		if err := w.Sync(); err != nil {
+			w.Close()
+			return fmt.Errorf("fsync %s: %w", dst, err)
+		}
 	}
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("closing %s: %w", dst, err)
@@ -531,12 +631,16 @@ func swap(c *conn, t *Target, version, prev string) error {
 }
 
 func installUnit(c *conn, t *Target, unit string) error {
+	if err := checkUnitName("unit", t.Unit); err != nil {
+		return err
+	}
 	dir := t.remote(t.UnitDir)
 	if err := c.sftp.MkdirAll(dir); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
 	tmp := path.Join(dir, "."+t.Unit+".new")
-	if err := writeRemote(c, tmp, []byte(unit), 0o644); err != nil {
+	_, canSync := c.sftp.HasExtension("fsync@openssh.com")
+	if err := writeRemote(c, tmp, []byte(unit), 0o644, canSync); err != nil {
 		return addSpaceHint(c, dir, err)
 	}
 	if err := c.sftp.PosixRename(tmp, path.Join(dir, t.Unit)); err != nil {
@@ -566,19 +670,32 @@ func restart(c *conn, t *Target, p *printer) error {
 	return nil
 }
 
-// prune removes every version but keep.
-func prune(c *conn, t *Target, keep ...string) error {
+// maxVersionsListed bounds the listing of versions/ (a handful is usual).
+const maxVersionsListed = 10_000
+
+// prune removes every version but keep, and what interrupted deploys left
+// (.incoming-* and .damaged-* directories: the deploy lock is held, so no
+// other deploy is writing them).
+func prune(ctx context.Context, c *conn, t *Target, p *printer, keep ...string) error {
 	versions := t.remote(t.Dir, "versions")
-	entries, err := c.sftp.ReadDir(versions)
+	entries, names, err := c.readDir(ctx, versions, maxVersionsListed)
 	if err != nil {
-		return fmt.Errorf("listing %s: %w", versions, err)
+		return err
 	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") || contains(keep, e.Name()) {
+	for i := range entries {
+		name := names[i]
+		if checkEntryName(name) != nil || contains(keep, name) {
 			continue
 		}
-		if err := c.sftp.RemoveAll(path.Join(versions, e.Name())); err != nil {
-			return fmt.Errorf("removing the old version %s: %w", e.Name(), err)
+		left := strings.HasPrefix(name, ".incoming-") || strings.HasPrefix(name, ".damaged-")
+		if strings.HasPrefix(name, ".") && !left {
+			continue
+		}
+		if err := c.sftp.RemoveAll(path.Join(versions, name)); err != nil {
+			return fmt.Errorf("removing %s: %w", path.Join(versions, name), err)
+		}
+		if left {
+			p.say(t.Name, "removed %s, left by an interrupted deploy", name)
 		}
 	}
 	return nil
@@ -593,14 +710,46 @@ func contains(s []string, v string) bool {
 	return false
 }
 
-func rollbackOne(ctx context.Context, cfg *Config, t *Target, dry bool, p *printer) Result {
-	r := Result{Robot: t.Name}
+// verifyVersion checks version v on the robot against its MANIFEST: the
+// MANIFEST must hash to v's name and every file must match it.
+func verifyVersion(c *conn, t *Target, v string) error {
+	rv, err := readManifest(c, t, v)
+	if err != nil {
+		return err
+	}
+	if rv.distrust != "" {
+		return fmt.Errorf("%s on the robot is not trusted: %s", v, rv.distrust)
+	}
+	bad, err := verifyFiles(c, t.remote(t.Dir, "versions", v), rv.files)
+	if err != nil {
+		return err
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("%s on the robot does not match its MANIFEST (%s): deploy instead", v, describeBad(bad))
+	}
+	return nil
+}
+
+func rollbackOne(ctx context.Context, cfg *Config, t *Target, dry bool, p *printer) (r Result) {
+	r = Result{Robot: t.Name}
 	c, err := dial(ctx, t, cfg.DialTimeout.D())
 	if err != nil {
 		r.Err = err
 		return r
 	}
 	defer c.Close()
+	if !dry {
+		l, err := acquireLock(ctx, c, t, p)
+		if err != nil {
+			r.Err = err
+			return r
+		}
+		defer func() {
+			if err := l.release(); err != nil && r.Err == nil {
+				r.Err = err
+			}
+		}()
+	}
 	st, err := readState(c, t)
 	if err != nil {
 		r.Err = err
@@ -610,9 +759,13 @@ func rollbackOne(ctx context.Context, cfg *Config, t *Target, dry bool, p *print
 		r.Err = fmt.Errorf("no previous version to roll back to (current %s)", orNone(st.current))
 		return r
 	}
+	if err := verifyVersion(c, t, st.previous); err != nil {
+		r.Err = fmt.Errorf("not rolling back: %w", err)
+		return r
+	}
 	r.Version, r.Previous = st.previous, st.current
 	if dry {
-		p.say(t.Name, "dry run: would roll back from %s to %s and restart %s", orNone(st.current), st.previous, t.Unit)
+		p.say(t.Name, "dry run: would roll back from %s to %s (verified by SHA-256) and restart %s", orNone(st.current), st.previous, t.Unit)
 		return r
 	}
 	if err := swap(c, t, st.previous, st.current); err != nil {

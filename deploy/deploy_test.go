@@ -69,6 +69,23 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
+	return newRigWith(t, robotBinary(t))
+}
+
+// tinyBinary is a stand-in for the robot binary: the robots' systemctl is
+// a recorder, so nothing runs it, and a small one uploads at once.
+func tinyBinary(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "robotd")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n# robotd stand-in\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// newRigWith is newRig installing bin as the robot binary.
+func newRigWith(t *testing.T, bin string) *rig {
+	t.Helper()
 	dir := t.TempDir()
 	r := &rig{t: t, dir: dir, sshd: deploytest.StartSSHD(t, dir)}
 	src := filepath.Join(dir, "src")
@@ -87,7 +104,7 @@ func newRig(t *testing.T) *rig {
 	write("actions/getup_back.kf", "# test action\n")
 	write("ball.net", "model bytes\n")
 	r.cfg = DefaultConfig()
-	r.cfg.Binary = robotBinary(t)
+	r.cfg.Binary = bin
 	r.cfg.Config = filepath.Join(src, "robotd.json")
 	r.cfg.Actions = filepath.Join(src, "actions")
 	r.cfg.Models = []string{filepath.Join(src, "ball.net")}
@@ -173,6 +190,8 @@ func mustSucceed(t *testing.T, rs []Result) {
 // redeploys one robot, rolls it back, follows its log and pulls its
 // recordings.
 func TestDeploySSHD(t *testing.T) {
+	// Mostly waiting on sshd and health checks: alongside the others.
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	r := newRig(t)
@@ -224,9 +243,11 @@ func TestDeploySSHD(t *testing.T) {
 			t.Fatalf("%s: no unit: %v", n, err)
 		}
 		wantExec := "ExecStart=" + r.installed(n, "current", "robotd") + " -config " + r.installed(n, "current", "robotd.json")
-		if !strings.Contains(string(unit), wantExec) || !strings.Contains(string(unit), `-e "/tmp/robocup"`) {
-			t.Errorf("%s: unit does not start robotd after LoLA's socket:\n%s", n, unit)
+		if !strings.Contains(string(unit), wantExec) {
+			t.Errorf("%s: unit does not start robotd:\n%s", n, unit)
 		}
+		// It waits for LoLA's socket, and systemd reads it back as written.
+		checkUnit(t, &r.targets(n)[0], string(unit))
 		calls := deploytest.ReadLines(t, filepath.Join(r.dir, n+"-systemctl.log"))
 		if want := []string{"daemon-reload", "enable robotd.service", "restart robotd.service"}; !slices.Equal(calls, want) {
 			t.Errorf("%s: systemctl calls %q, want %q", n, calls, want)
@@ -386,4 +407,213 @@ func mountTiny(t *testing.T, root string) string {
 		}
 	})
 	return "tmpfs size=1m at " + dir
+}
+
+// TestDeployVerifiesRobot: what is on the robot is checked by SHA-256
+// before it is trusted. A version whose binary a power cut left empty is
+// installed again; a configuration edited on the robot is not carried into
+// the next version by a hard link (a fresh copy goes instead) and makes
+// the version it was edited in refuse a rollback; what killed deploys left
+// in versions/ is removed. A second robot is installed under a directory
+// whose name has a space, '%', '$', quotes and ';': its unit reads back
+// as written.
+func TestDeployVerifiesRobot(t *testing.T) {
+	// Mostly waiting on sshd and health checks: alongside the others.
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r := newRigWith(t, tinyBinary(t))
+	r.robot("nao1")
+	r.robot("odd")
+	// A name with a space survives the MANIFEST (see the dry run below).
+	if err := os.WriteFile(filepath.Join(r.cfg.Actions, "stand up.kf"), []byte("# stand up\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	odd := filepath.Join(r.dir, `odd dir 100%h $HOME 'q' "r";x`)
+	r.cfg.Robots[1].Prefix = odd
+	var out bytes.Buffer
+	rs := Deploy(ctx, &r.cfg, r.targets(), Options{Out: &out})
+	t.Logf("first deploy:\n%s", out.String())
+	mustSucceed(t, rs)
+	v1 := rs[0].Version
+	unit, err := os.ReadFile(filepath.Join(odd, "etc/systemd/system/robotd.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkUnit(t, &r.targets("odd")[0], string(unit))
+	sameFile(t, r.cfg.Binary, filepath.Join(odd, "home/nao/robotd/current/robotd"))
+
+	// The binary is empty on the robot: the same version again repairs it.
+	size := int64(len("#!/bin/sh\n# robotd stand-in\n"))
+	if err := os.Truncate(r.installed("nao1", "versions", v1, "robotd"), 0); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	rs = Deploy(ctx, &r.cfg, r.targets("nao1"), Options{Out: &out})
+	t.Logf("deploy over a damaged version:\n%s", out.String())
+	mustSucceed(t, rs)
+	for _, want := range []string{
+		fmt.Sprintf("%s on the robot is damaged (robotd: 0 bytes, want %d): installing it again", v1, size),
+		"uploaded 1 files", "5 unchanged from " + v1,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the deploy does not say %q", want)
+		}
+	}
+	if rs[0].Version != v1 || r.link("nao1", "current") != "versions/"+v1 {
+		t.Errorf("version %s, current -> %s, want %s", rs[0].Version, r.link("nao1", "current"), v1)
+	}
+	sameFile(t, r.cfg.Binary, r.installed("nao1", "current", "robotd"))
+
+	// robotd.json edited on the robot in place; a partial upload and a
+	// damaged version left by killed deploys; a new action.
+	edited := r.installed("nao1", "current", "robotd.json")
+	if err := os.WriteFile(edited, []byte(`{"robot": {"player": 5}}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{".incoming-v000000000000", ".damaged-v000000000000-1"} {
+		if err := os.MkdirAll(r.installed("nao1", "versions", d, "actions"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(r.cfg.Actions, "wave.kf"), []byte("# wave\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	rs = Deploy(ctx, &r.cfg, r.targets("nao1"), Options{Out: &out})
+	t.Logf("deploy after an edit on the robot:\n%s", out.String())
+	mustSucceed(t, rs)
+	v2 := rs[0].Version
+	for _, want := range []string{
+		"robotd.json in " + v1 + " differs from its MANIFEST (SHA-256 differs from the MANIFEST; changed on the robot?): sending a fresh copy instead of linking it",
+		"uploaded 2 files",
+		"removed .incoming-v000000000000, left by an interrupted deploy",
+		"removed .damaged-v000000000000-1, left by an interrupted deploy",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the deploy does not say %q", want)
+		}
+	}
+	sameFile(t, r.cfg.Config, r.installed("nao1", "versions", v2, "robotd.json"))
+	st1, err1 := os.Stat(r.installed("nao1", "versions", v1, "robotd.json"))
+	st2, err2 := os.Stat(r.installed("nao1", "versions", v2, "robotd.json"))
+	if err1 != nil || err2 != nil || os.SameFile(st1, st2) {
+		t.Errorf("%s's robotd.json is the edited one of %s (%v, %v)", v2, v1, err1, err2)
+	}
+	for _, d := range []string{".incoming-v000000000000", ".damaged-v000000000000-1"} {
+		if _, err := os.Stat(r.installed("nao1", "versions", d)); !os.IsNotExist(err) {
+			t.Errorf("%s is left: %v", d, err)
+		}
+	}
+
+	if _, err := os.Stat(r.installed("nao1", lockName)); !os.IsNotExist(err) {
+		t.Errorf("the deploy left its lock: %v", err)
+	}
+	// Nothing changed since: the installed MANIFEST (with "stand up.kf")
+	// reads back, the files verify.
+	out.Reset()
+	rs = Deploy(ctx, &r.cfg, r.targets("nao1"), Options{DryRun: true, Out: &out})
+	if rs[0].Err != nil || len(rs[0].Changed) != 0 || !strings.Contains(out.String(), "nothing would change (7 files verified by SHA-256)") {
+		t.Errorf("a dry run after the deploy: %v, changes %q:\n%s", rs[0].Err, rs[0].Changed, out.String())
+	}
+
+	// The rollback would make the edited version current: refused.
+	rs = Rollback(ctx, &r.cfg, r.targets("nao1"), Options{})
+	want := "nao1: not rolling back: " + v1 + " on the robot does not match its MANIFEST (robotd.json: SHA-256 differs from the MANIFEST): deploy instead"
+	if err := rs[0].Err; err == nil || err.Error() != want {
+		t.Errorf("rollback: %v, want %q", err, want)
+	}
+	if got := r.link("nao1", "current"); got != "versions/"+v2 {
+		t.Errorf("current -> %s after a refused rollback", got)
+	}
+}
+
+// TestDeployLock: one deploy at a time per robot. A lock held by another
+// deploy refuses a deploy and a rollback before they change anything; a
+// lock whose heartbeat stopped a minute ago is removed; of two deploys
+// taking the lock at once, one gets it.
+func TestDeployLock(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r := newRigWith(t, tinyBinary(t))
+	r.robot("nao1")
+	ts := r.targets("nao1")
+	lockDir := r.installed("nao1", lockName)
+	connect := func() *conn {
+		t.Helper()
+		c, err := dial(ctx, &ts[0], 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+
+	l, err := acquireLock(ctx, connect(), &ts[0], &printer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "nao1: another deploy holds the lock " + lockDir + ` ("robotd deploy on `
+	for name, f := range map[string]func(context.Context, *Config, []Target, Options) []Result{"deploy": Deploy, "rollback": Rollback} {
+		rs := f(ctx, &r.cfg, r.targets("nao1"), Options{})
+		if err := rs[0].Err; err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s while the lock is held: %v, want %q…", name, err, want)
+		}
+	}
+	if _, err := os.Lstat(r.installed("nao1", "versions")); !os.IsNotExist(err) {
+		t.Errorf("a deploy went ahead without the lock: %v", err)
+	}
+	if err := l.release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(lockDir); !os.IsNotExist(err) {
+		t.Fatalf("the lock is left after its release: %v", err)
+	}
+
+	// A killed deploy's lock.
+	if err := os.MkdirAll(lockDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	owner := filepath.Join(lockDir, lockOwner)
+	if err := os.WriteFile(owner, []byte("robotd deploy on elsewhere, pid 1, token 00\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * lockStale)
+	if err := os.Chtimes(owner, old, old); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	l, err = acquireLock(ctx, connect(), &ts[0], &printer{w: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "removed a stale lock " + lockDir + ` ("robotd deploy on elsewhere, pid 1, token 00", no heartbeat for 2m`; !strings.Contains(out.String(), want) {
+		t.Errorf("taking a stale lock does not say %q:\n%s", want, out.String())
+	}
+	if err := l.release(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Two at once: one gets the lock.
+	cs := []*conn{connect(), connect()}
+	var locks [2]*robotLock
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range cs {
+		wg.Go(func() { locks[i], errs[i] = acquireLock(ctx, cs[i], &ts[0], &printer{}) })
+	}
+	wg.Wait()
+	if (errs[0] == nil) == (errs[1] == nil) {
+		t.Fatalf("two deploys at once: %v, %v; want one lock", errs[0], errs[1])
+	}
+	for i := range locks {
+		if locks[i] != nil {
+			if err := locks[i].release(); err != nil {
+				t.Error(err)
+			}
+		} else if !strings.HasPrefix(errs[i].Error(), "another deploy holds the lock ") {
+			t.Errorf("the second deploy: %v", errs[i])
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,28 +42,56 @@ func FuzzParseMetrics(f *testing.F) {
 
 func TestManifestRoundTrip(t *testing.T) {
 	b := &bundle{Files: []file{
-		{Name: "actions/kick_left.kf", Mode: 0o644, Size: 10, SHA256: strings.Repeat("a", 64)},
+		{Name: "actions/kick left.kf", Mode: 0o644, Size: 10, SHA256: strings.Repeat("a", 64)},
 		{Name: "robotd", Mode: 0o755, Size: 17 << 20, SHA256: strings.Repeat("b", 64)},
 	}}
-	m := parseManifest(b.manifest())
-	if len(m) != 2 || m["robotd"] != strings.Repeat("b", 64) || m["actions/kick_left.kf"] != strings.Repeat("a", 64) {
-		t.Fatalf("manifest %v", m)
+	fs, err := parseManifest(b.manifest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(fs, b.Files) {
+		t.Fatalf("manifest %+v, want %+v", fs, b.Files)
 	}
 	v := b.Version()
 	b.Files[0].SHA256 = strings.Repeat("c", 64)
 	if b.Version() == v {
 		t.Error("a changed file kept the version")
 	}
+	for _, bad := range []string{
+		"x\n",
+		strings.Repeat("a", 64) + " 10 644 robotd",                                                  // no newline
+		strings.Repeat("a", 64) + " 10 644 ../robotd\n",                                             // not a version path
+		strings.Repeat("a", 64) + " -1 644 robotd\n",                                                // size
+		strings.Repeat("a", 64) + " 10 9644 robotd\n",                                               // mode
+		strings.Repeat("A", 64) + " 10 644 robotd\n",                                                // not lower-case hex
+		strings.Repeat("a", 64) + " 10 644 models/a/b\n",                                            // a '/' in a name
+		strings.Repeat("a", 64) + " 10 644 robotd\n" + strings.Repeat("a", 64) + " 10 644 robotd\n", // twice
+	} {
+		if fs, err := parseManifest([]byte(bad)); err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("parseManifest(%q) = %v, %v: want a one-line error", bad, fs, err)
+		}
+	}
 }
 
 func FuzzParseManifest(f *testing.F) {
-	f.Add("aaaa 10 644 robotd\nbbbb 1 644 actions/x.kf\n")
+	f.Add(strings.Repeat("a", 64) + " 10 644 robotd\n" + strings.Repeat("b", 64) + " 1 644 actions/x y.kf\n")
 	f.Add("x\n\n  \t")
 	f.Fuzz(func(t *testing.T, s string) {
-		for name, sum := range parseManifest([]byte(s)) {
-			if name == "" || sum == "" || strings.ContainsAny(name+sum, " \t\n") {
-				t.Fatalf("entry %q %q from %q", name, sum, s)
+		fs, err := parseManifest([]byte(s))
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("a multi-line error for %q: %v", s, err)
 			}
+			return
+		}
+		for _, f := range fs {
+			if checkVersionPath(f.Name) != nil || len(f.SHA256) != 64 || f.Size < 0 {
+				t.Fatalf("entry %+v from %q", f, s)
+			}
+		}
+		// What parses is what manifest writes.
+		if got := (&bundle{Files: fs}).manifest(); string(got) != s {
+			t.Fatalf("%q parses to %+v, which writes %q", s, fs, got)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/robotd/robotd/deploy"
 )
@@ -50,7 +51,7 @@ func runDeploy(ctx context.Context, verb string, args []string, stdout, stderr i
 	switch verb {
 	case "logs":
 		if err := deploy.Logs(ctx, &cfg, &targets[0], stdout); err != nil {
-			fmt.Fprintf(stderr, "robotd logs: %v\n", err)
+			fmt.Fprintf(stderr, "robotd logs: %s\n", deploy.EscapeControl(err.Error()))
 			return exitFailed
 		}
 		return exitOK
@@ -59,11 +60,18 @@ func runDeploy(ctx context.Context, verb string, args []string, stdout, stderr i
 		for _, f := range got {
 			fmt.Fprintln(stdout, f)
 		}
+		fmt.Fprintf(stdout, "%s: %d new files\n", targets[0].Name, len(got))
 		if err != nil {
-			fmt.Fprintf(stderr, "robotd pull: %v\n", err)
+			// One line per refused entry, and the error that ended the
+			// pull, if one did.
+			for line := range strings.Lines(deploy.EscapeControl(err.Error())) {
+				fmt.Fprintf(stderr, "robotd pull: %s", line)
+				if !strings.HasSuffix(line, "\n") {
+					fmt.Fprintln(stderr)
+				}
+			}
 			return exitFailed
 		}
-		fmt.Fprintf(stdout, "%s: %d new files\n", targets[0].Name, len(got))
 		return exitOK
 	}
 	if !*rollback {
@@ -87,7 +95,7 @@ func runDeploy(ctx context.Context, verb string, args []string, stdout, stderr i
 		switch {
 		case r.Err != nil:
 			failed++
-			fmt.Fprintf(stdout, "  %-10s FAILED  %v\n", r.Robot, r.Err)
+			fmt.Fprintf(stdout, "  %-10s FAILED  %s\n", r.Robot, deploy.EscapeControl(r.Err.Error()))
 		case *dry:
 			fmt.Fprintf(stdout, "  %-10s would install %s (%d changes)\n", r.Robot, r.Version, len(r.Changed))
 		default:

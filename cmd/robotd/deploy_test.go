@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -115,5 +116,88 @@ func TestDeployCommand(t *testing.T) {
 	var errOut bytes.Buffer
 	if code := run(ctx, []string{"deploy", "-f", deployFile, "-binary", bin, "nao21"}, &bytes.Buffer{}, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "player: 42 is outside 1..20") {
 		t.Errorf("deploying a bad configuration: exit %d, %s", code, errOut.String())
+	}
+}
+
+// TestDeployRefusesHostileDeployFile: a deploy file whose package is a
+// go build flag (-toolexec runs any program) and one whose robot name
+// climbs out of pull's -out are refused before anything runs, with one
+// line that names the value.
+func TestDeployRefusesHostileDeployFile(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	evil := filepath.Join(dir, "evil.sh")
+	ran := filepath.Join(dir, "ran")
+	if err := os.WriteFile(evil, []byte("#!/bin/sh\ntouch "+ran+"\nexec \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "robotd.json"), []byte(`{}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, file, want string
+		args             []string
+	}{
+		{"package", `{"package": "-toolexec=` + evil + `", "config": "robotd.json", "robots": [{"name": "nao21", "host": "127.0.0.1:1"}]}`,
+			`package: "-toolexec=` + evil + `" begins with '-'`, []string{"deploy", "-dry-run"}},
+		{"robot name", `{"config": "robotd.json", "robots": [{"name": "../../x", "host": "127.0.0.1:1"}]}`,
+			`robots[0].name: "../../x" contains ".."`, []string{"pull", "-out", filepath.Join(dir, "out")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(dir, tc.name+".json")
+			if err := os.WriteFile(f, []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var out, errOut bytes.Buffer
+			args := append(append(tc.args[:1:1], "-f", f), tc.args[1:]...)
+			if tc.args[0] == "pull" {
+				args = append(args, "../../x")
+			}
+			code := run(ctx, args, &out, &errOut)
+			if code != exitUsage || !strings.Contains(errOut.String(), tc.want) || strings.Count(errOut.String(), "\n") != 1 {
+				t.Errorf("robotd %s: exit %d, %q; want exit %d and one line saying %q", strings.Join(args, " "), code, errOut.String(), exitUsage, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(ran); !os.IsNotExist(err) {
+		t.Errorf("the -toolexec program ran: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x")); !os.IsNotExist(err) {
+		t.Errorf("pull wrote outside -out: %v", err)
+	}
+}
+
+// TestPullCommandRefusals: a robot lists "x/.." (pkg/sftp would make it
+// "..") next to a recording: robotd pull fetches the recording, names the
+// refused entry on a line of its own and exits 1.
+func TestPullCommandRefusals(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	const rec = "/home/nao/robotd/current/recordings"
+	h := deploytest.StartHostile(t, dir, deploytest.HostileFS{
+		Stat: func(string) (os.FileInfo, error) { return deploytest.Entry{EntryName: "d", Dir: true}, nil },
+		List: func(p string) ([]os.FileInfo, error) {
+			return []os.FileInfo{
+				deploytest.Entry{EntryName: "x/..", Dir: true},
+				deploytest.Entry{EntryName: "robotd-000001.rec", EntrySize: 3},
+			}, nil
+		},
+		Open: func(string) (io.ReaderAt, error) { return strings.NewReader("rec"), nil },
+	})
+	f := filepath.Join(dir, "deploy.json")
+	if err := os.WriteFile(f, []byte(`{"config": "robotd.json", "robots": [{"name": "nao21", "host": "`+h.Addr+`", "user": "`+h.User+`",
+		"key": "`+h.Key+`", "known_hosts": "`+h.KnownHosts+`"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"pull", "-f", f, "-out", out, "nao21"}, &stdout, &stderr)
+	t.Logf("$ robotd pull -f deploy.json -out out nao21\n%s%s", stdout.String(), stderr.String())
+	wantOut := filepath.Join(out, "nao21", "robotd-000001.rec") + "\nnao21: 1 new files\n"
+	wantErr := `robotd pull: nao21: refused an entry of ` + rec + `: the name "x/.." contains '/'` + "\n"
+	if code != exitFailed || stdout.String() != wantOut || stderr.String() != wantErr {
+		t.Errorf("exit %d\n%q\n%q\nwant exit %d\n%q\n%q", code, stdout.String(), stderr.String(), exitFailed, wantOut, wantErr)
 	}
 }

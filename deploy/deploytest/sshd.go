@@ -1,7 +1,8 @@
 // Package deploytest runs a real OpenSSH server for deploy tests: Debian's
 // openssh-server on a free loopback port with a throwaway host key and user
 // key, a /metrics that ticks, and recording stand-ins for systemctl and
-// journalctl.
+// journalctl. It also runs a hostile robot in-process (Hostile): an SSH
+// server whose SFTP listings, files and command output the test writes.
 package deploytest
 
 import (

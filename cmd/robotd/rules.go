@@ -297,6 +297,12 @@ var configRules = func() config.Rules {
 		"safety.battery_hysteresis":   frac,
 		"safety.fall_stiffness":       frac,
 		"safety.log_every":            dur(0, time.Hour),
+		"safety.cool_hold":            dur(100*time.Millisecond, 10*time.Minute),
+		"safety.min_temperature":      rng(-50, 50),    // °C
+		"safety.max_temperature":      rng(20, 500),    // °C; above critical_temperature
+		"safety.max_cooling_rate":     rng(0.01, 1000), // °C/s
+		"safety.resume_hold":          dur(100*time.Millisecond, 10*time.Minute),
+		"safety.battery_hold":         dur(100*time.Millisecond, 10*time.Minute),
 
 		"camera.top.roll":        rng(-0.2, 0.2), // rad
 		"camera.top.pitch":       rng(-0.2, 0.2),

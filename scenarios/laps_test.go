@@ -15,6 +15,7 @@ import (
 	"github.com/robotd/robotd/backends/sim"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/internal/leaktest"
+	"github.com/robotd/robotd/internal/racetest"
 	"github.com/robotd/robotd/modules/motion"
 	"github.com/robotd/robotd/modules/perception"
 	"github.com/robotd/robotd/msg"
@@ -41,8 +42,16 @@ type lapper struct {
 // A second robot on the other side of the circle localises without the
 // goal posts' IDs (every observation is ambiguous, as on a real field):
 // median at most 15 cm and 5°.
+//
+// Under the race detector the robots walk for 15 s (the distance and the
+// number of samples asked for halve).
 func TestLocalisationWalkingLaps(t *testing.T) {
 	defer leaktest.Check(t)()
+	walk := 30 * time.Second
+	if racetest.Enabled {
+		walk = 15 * time.Second
+	}
+	scale := walk.Seconds() / 30
 	ctx := context.Background()
 	w, stop := startWorld(t)
 	defer stop()
@@ -93,7 +102,7 @@ func TestLocalisationWalkingLaps(t *testing.T) {
 		})
 	}
 	fell := [2]bool{}
-	laps[0].r.WaitFor(ctx, 30*time.Second, func() bool {
+	laps[0].r.WaitFor(ctx, walk, func() bool {
 		for i, l := range laps {
 			if b, _ := l.r.Body(); b.Fall != msg.Upright {
 				fell[i] = true
@@ -107,10 +116,10 @@ func TestLocalisationWalkingLaps(t *testing.T) {
 		if fell[i] {
 			t.Errorf("%s: the robot fell while walking", l.name)
 		}
-		if l.travelled < 2.5 {
-			t.Errorf("%s: walked only %.1f m in 30 s: the laps did not happen", l.name, l.travelled)
+		if l.travelled < 2.5*scale {
+			t.Errorf("%s: walked only %.1f m in %v: the laps did not happen", l.name, l.travelled, walk)
 		}
-		if len(l.dists) < 1500 {
+		if len(l.dists) < int(1500*scale) {
 			t.Errorf("%s: only %d samples", l.name, len(l.dists))
 			l.probe.mu.Unlock()
 			continue

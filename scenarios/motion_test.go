@@ -233,6 +233,7 @@ func TestWalkSidewaysAndTurn(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			firstUnderRace(t)
 			defer leaktest.Check(t)()
 			const startWalk, walkFor = 2 * time.Second, 6 * time.Second
 			_, r, probe, stop := motionRobot(t, sim.Beam{X: -2, Y: 0, Deg: 0}, func(el time.Duration) msg.MotionRequest {
@@ -281,6 +282,7 @@ func TestKick(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			firstUnderRace(t)
 			defer leaktest.Check(t)()
 			const kickAt = 2 * time.Second
 			const rx, ry = -2.0, 0.0
@@ -398,6 +400,7 @@ func (g getUpRun) String() string {
 // which decides, on a server as here, whether the back get-up works.
 func TestGetUp(t *testing.T) {
 	t.Run("front", func(t *testing.T) {
+		firstUnderRace(t)
 		defer leaktest.Check(t)()
 		g := getUp(t, true, 2*time.Second)
 		t.Logf("laid on its front: %v", g)
@@ -409,6 +412,7 @@ func TestGetUp(t *testing.T) {
 		}
 	})
 	t.Run("back", func(t *testing.T) {
+		firstUnderRace(t)
 		defer leaktest.Check(t)()
 		// backGetUpsNeeded is the bar until the back get-up is reliable.
 		const backGetUpsNeeded = 1

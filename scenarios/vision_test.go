@@ -14,6 +14,7 @@ import (
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/internal/leaktest"
+	"github.com/robotd/robotd/internal/racetest"
 	"github.com/robotd/robotd/modules/motion"
 	"github.com/robotd/robotd/modules/perception"
 	"github.com/robotd/robotd/msg"
@@ -51,10 +52,11 @@ func TestLocalisationVisionInTheLoop(t *testing.T) {
 	sc.HandshakeTimeout = config.Duration(20 * time.Second)
 	sc.Vision.Source = sim.SourceRendered
 	laps := *visionLaps
-	if raceBuild && !flagSet("vision-laps") {
+	if racetest.Enabled && !flagSet("vision-laps") {
 		// The race detector makes rendering about ten times slower: a
-		// shorter walk, rendered at 11 Hz.
-		laps, sc.Vision.Render.Every = 6*time.Second, 3
+		// short walk, rendered at 11 Hz, runs the same goroutines (the
+		// full walk runs without it; scripts/test runs both).
+		laps, sc.Vision.Render.Every = 3*time.Second, 3
 	}
 	if *visionBlind {
 		sc.Vision.Render.Options.Brightness, sc.Vision.Render.Options.Noise = 0.1, 0

@@ -2,12 +2,15 @@ package scenarios
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/robotd/robotd/backends/sim"
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/internal/racetest"
 	"github.com/robotd/robotd/modules/motion"
 	"github.com/robotd/robotd/modules/perception"
 	"github.com/robotd/robotd/msg"
@@ -84,4 +87,35 @@ func startWorldIn(t *testing.T, physics string) (*simrun.World, func()) {
 			t.Error(err)
 		}
 	}
+}
+
+// firstUnderRace is called first by a subtest of a table whose cases run
+// the same goroutines (a server, robots, their connections) with other
+// numbers: under the race detector (internal/racetest) only the table's
+// first subtest runs, the others are skipped; without it (scripts/test
+// runs the package both ways) every case runs and asserts its numbers.
+func firstUnderRace(t *testing.T) {
+	t.Helper()
+	if !racetest.Enabled {
+		return
+	}
+	i := strings.LastIndex(t.Name(), "/")
+	if i < 0 {
+		panic("firstUnderRace: " + t.Name() + " is not a subtest")
+	}
+	raceRuns.Lock()
+	defer raceRuns.Unlock()
+	if raceRuns.started == nil {
+		raceRuns.started = map[string]bool{}
+	}
+	parent := t.Name()[:i]
+	if raceRuns.started[parent] {
+		t.Skip("under the race detector only the first case runs; this one's numbers are asserted without it")
+	}
+	raceRuns.started[parent] = true
+}
+
+var raceRuns struct {
+	sync.Mutex
+	started map[string]bool // by parent test: a subtest ran
 }

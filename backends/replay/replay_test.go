@@ -22,6 +22,7 @@ import (
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/haltest"
 	"github.com/robotd/robotd/internal/leaktest"
+	"github.com/robotd/robotd/internal/racetest"
 	"github.com/robotd/robotd/modules/behaviour"
 	"github.com/robotd/robotd/modules/motion"
 	"github.com/robotd/robotd/modules/perception"
@@ -31,16 +32,33 @@ import (
 )
 
 const (
-	period = 10 * time.Millisecond
-	ticks  = 4500 // 45 s: every scripted event, then 4 s of play
-
-	fallFrom, fallTo          = 1000, 1600 // the robot lies on its front
-	penaltyFrom, penaltyTo    = 3000, 3300
-	disconnectFrom, disconnTo = 4000, 4100
-	chestPress1, chestPress2  = 2000, 2030
-	visionEvery               = 3
-	segmentBytes              = 256 << 10 // several segments
+	period      = 10 * time.Millisecond
+	visionEvery = 3
 )
+
+// The script, in ticks: 45 s, every scripted event, then 4 s of play.
+// Under the race detector (internal/racetest) it runs a third as fast:
+// the same events in the same order, 15 s in all, each a third as long
+// (the modules' code and the recorder's goroutines are the same; the
+// full script runs without the race detector).
+var (
+	ticks = scaled(4500)
+
+	fallFrom, fallTo          = scaled(1000), scaled(1600) // the robot lies on its front
+	penaltyFrom, penaltyTo    = scaled(3000), scaled(3300)
+	disconnectFrom, disconnTo = scaled(4000), scaled(4100)
+	chestPress1, chestPress2  = scaled(2000), scaled(2030)
+	segmentBytes              = scaled(256 << 10) // several segments
+)
+
+// scaled is n ticks (or bytes) of the script: a third under the race
+// detector.
+func scaled(n uint64) uint64 {
+	if racetest.Enabled {
+		return n / 3
+	}
+	return n
+}
 
 // tmp holds the recordings, shared by the tests.
 var tmp string
@@ -159,7 +177,7 @@ func recordRun(dir string) error {
 		return err
 	}
 	rc := record.DefaultConfig()
-	rc.Dir, rc.Queue, rc.SegmentBytes, rc.MaxTotalBytes = dir, ticks, segmentBytes, 0
+	rc.Dir, rc.Queue, rc.SegmentBytes, rc.MaxTotalBytes = dir, int(ticks), int64(segmentBytes), 0
 	rec, err := record.Start(context.Background(), rc, board, record.Info{Config: raw, Build: "test"}, nil)
 	if err != nil {
 		return err
@@ -250,7 +268,7 @@ func TestReplayIsBitExact(t *testing.T) {
 	}
 	src.Next()
 	t.Logf("recording: %d segments, %d bytes, %.0f bytes per tick on disk; %d bytes per record before compression",
-		len(src.Files()), size, float64(size)/ticks, len(src.Record().Data))
+		len(src.Files()), size, float64(size)/float64(ticks), len(src.Record().Data))
 	if got, want := res.String(), fmt.Sprintf("%d ticks, 29 entries, bit-exact", ticks); got != want {
 		t.Fatalf("result %q", got)
 	}
@@ -288,7 +306,7 @@ func TestRecordingIsNotConstant(t *testing.T) {
 	// up after the fall and relaxes while disconnected.
 	want := []msg.MotionKind{msg.MotionStand, msg.MotionWalk, msg.MotionGetUp, msg.MotionRelax}
 	missing := slices.ContainsFunc(want, func(k msg.MotionKind) bool { return !kinds[k] })
-	if seen < ticks/visionEvery/2 || localised < ticks/2 || fallen < (fallTo-fallFrom)/2 || relax < disconnTo-disconnectFrom || missing {
+	if seen < int(ticks/visionEvery/2) || localised < int(ticks/2) || fallen < int(fallTo-fallFrom)/2 || relax < int(disconnTo-disconnectFrom) || missing {
 		t.Fatalf("the recorded run is too uneventful: motion kinds %v", kinds)
 	}
 }
@@ -322,7 +340,7 @@ func recorded[T any](t *testing.T, dir string, k blackboard.Key[T]) []T {
 		}
 		out = append(out, v)
 	}
-	if len(out) != ticks {
+	if len(out) != int(ticks) {
 		t.Fatalf("%d records", len(out))
 	}
 	return out
@@ -454,5 +472,5 @@ func BenchmarkReplay(b *testing.B) {
 		}
 		dev.Close()
 	}
-	b.ReportMetric(float64(ticks*b.N)/b.Elapsed().Seconds(), "ticks/s")
+	b.ReportMetric(float64(ticks)*float64(b.N)/b.Elapsed().Seconds(), "ticks/s")
 }

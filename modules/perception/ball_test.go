@@ -23,6 +23,7 @@ func TestBallAccuracyWithinTwoMetres(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			simulation(t)
 			t.Parallel()
 			cfg := DefaultConfig()
 			cfg.Seed = tc.seed
@@ -73,6 +74,7 @@ func TestBallAccuracyWithinTwoMetres(t *testing.T) {
 }
 
 func TestBallLostAfterConfiguredTime(t *testing.T) {
+	simulation(t)
 	for _, lostAfter := range []time.Duration{500 * time.Millisecond, time.Second, 3 * time.Second} {
 		t.Run(lostAfter.String(), func(t *testing.T) {
 			cfg := DefaultConfig()

@@ -60,6 +60,7 @@ func TestLocalisationTracksWalkAroundCentreCircle(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			simulation(t)
 			t.Parallel()
 			cfg := DefaultConfig()
 			cfg.Seed = tc.seed
@@ -133,6 +134,7 @@ func TestLocalisationRecoversFromKidnap(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			simulation(t)
 			t.Parallel()
 			cfg := DefaultConfig()
 			cfg.Seed = tc.seed
@@ -194,6 +196,7 @@ func TestLocalisationSymmetricStart(t *testing.T) {
 	for _, tc := range tests {
 		for seed := uint64(21); seed < 23; seed++ {
 			t.Run(tc.name, func(t *testing.T) {
+				simulation(t)
 				t.Parallel()
 				cfg := DefaultConfig()
 				cfg.Seed = seed
@@ -266,6 +269,7 @@ func TestLocalisationAfterFall(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			simulation(t)
 			t.Parallel()
 			cfg := DefaultConfig()
 			cfg.Seed = tc.seed
@@ -297,6 +301,7 @@ func TestLocalisationAfterFall(t *testing.T) {
 }
 
 func TestLocalisationDeadReckoning(t *testing.T) {
+	simulation(t)
 	// Localised, then 5 s of walking (1.25 m, a quarter turn) with nothing
 	// in view: odometry (5 % off) carries the estimate.
 	cfg := DefaultConfig()
@@ -318,6 +323,7 @@ func TestLocalisationDeadReckoning(t *testing.T) {
 }
 
 func TestLocalisationAfterPenalty(t *testing.T) {
+	simulation(t)
 	// A penalised robot is carried off and comes back on the own half's
 	// touch line, level with the penalty mark, facing the field. Without
 	// the posts' IDs only the knowledge that it is in its own half keeps
@@ -365,6 +371,7 @@ func TestParticleTurn(t *testing.T) {
 }
 
 func TestLocalisationSearchWidens(t *testing.T) {
+	simulation(t)
 	// Kidnapped far from both the estimate and its mirror image: the
 	// search near the lost estimate finds nothing and widens to the whole
 	// field, without a false fix on the way.
@@ -392,6 +399,7 @@ func TestLocalisationRecoversNearbyWithoutIDs(t *testing.T) {
 	// does not end up on the mirrored pose.
 	for seed := uint64(61); seed < 67; seed++ {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			simulation(t)
 			t.Parallel()
 			recoversNearby(t, seed)
 		})

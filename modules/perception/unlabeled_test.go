@@ -45,6 +45,7 @@ func TestLocalisationUnlabeledWalk(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			simulation(t)
 			t.Parallel()
 			h := newHarness(t, unlabeledConfig(tc.seed))
 			w := unlabeledWorld(tc.seed, onCircle(), false)
@@ -122,6 +123,7 @@ func mirrorKidnap(t *testing.T, seed uint64) (*harness, *world, *input) {
 // TestSymmetryFromGameController: in a SET that follows READY every robot
 // is in its own half; a belief in the opponent half is mirrored.
 func TestSymmetryFromGameController(t *testing.T) {
+	simulation(t)
 	for seed := uint64(81); seed < 83; seed++ {
 		h, w, in := mirrorKidnap(t, seed)
 		w.still = true
@@ -139,6 +141,7 @@ func TestSymmetryFromGameController(t *testing.T) {
 // TestSymmetryFromTeamBall: a teammate reports the ball where this robot
 // sees it only from the mirrored pose: the belief is mirrored.
 func TestSymmetryFromTeamBall(t *testing.T) {
+	simulation(t)
 	for seed := uint64(85); seed < 87; seed++ {
 		h, w, in := mirrorKidnap(t, seed)
 		// The ball 1.5 m ahead of the robot, seen; the head follows it.

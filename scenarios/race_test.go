@@ -1,7 +1,0 @@
-//go:build race
-
-package scenarios
-
-// raceBuild is true under the race detector, which makes rendering about
-// ten times slower: tests that render many frames render fewer then.
-const raceBuild = true

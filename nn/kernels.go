@@ -309,17 +309,7 @@ func (s *padStep) run(b [][]float32) {
 	for {
 		copy(dst[off:off+n], src[o:o+n])
 		o += n
-		k := r - 2
-		for ; k >= 0; k-- {
-			idx[k]++
-			off += it.st[0][k]
-			if idx[k] < it.shape[k] {
-				break
-			}
-			off -= it.st[0][k] * it.shape[k]
-			idx[k] = 0
-		}
-		if k < 0 {
+		if !it.step0(&idx, &off) {
 			return
 		}
 	}

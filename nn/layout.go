@@ -161,6 +161,21 @@ type nditer struct {
 	st    [2][maxRank]int // strides of operands 0 and 1
 }
 
+// step0 advances idx over the outer axes (all but the innermost) and off
+// along operand 0's strides; it is false when the walk is done.
+func (it *nditer) step0(idx *[maxRank]int, off *int) bool {
+	for k := it.rank - 2; k >= 0; k-- {
+		idx[k]++
+		*off += it.st[0][k]
+		if idx[k] < it.shape[k] {
+			return true
+		}
+		*off -= it.st[0][k] * it.shape[k]
+		idx[k] = 0
+	}
+	return false
+}
+
 func newIter(shape []int, strides ...[]int) (nditer, error) {
 	var it nditer
 	if len(shape) > maxRank {
@@ -224,18 +239,7 @@ func copyStrided(it *nditer, dst, src []float32, off int) {
 			}
 		}
 		o += n
-		// advance outer axes
-		k := r - 2
-		for ; k >= 0; k-- {
-			idx[k]++
-			off += it.st[0][k]
-			if idx[k] < it.shape[k] {
-				break
-			}
-			off -= it.st[0][k] * it.shape[k]
-			idx[k] = 0
-		}
-		if k < 0 {
+		if !it.step0(&idx, &off) {
 			return
 		}
 	}

@@ -1,7 +1,7 @@
 // Package robot assembles one robot's backend-independent part: its
 // modules and their configuration. The daemon (cmd/robotd), replay and the
-// in-process simulation runs (simrun) all build robots here, so that every
-// one of them runs the same code.
+// in-process simulation runs (simrun) all build robots here, with
+// Assemble, so that every one of them runs the same code.
 package robot
 
 import (

@@ -124,46 +124,37 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 	if rc.Robot != nil {
 		mc = *rc.Robot
 	}
-	mc.Motion.Body = robot.KindOf(be)
-	board := blackboard.New()
-	r := &Robot{cfg: rc, board: board, backend: be, dev: &fallDevice{Backend: be, planned: rc.LayDown, plannedAt: rc.LayDownAt}, done: make(chan error, 1)}
-	if rc.Observe != nil {
-		if err := rc.Observe(board); err != nil {
-			be.Close()
-			return nil, fmt.Errorf("simrun: robot %s/%d: observer: %w", rc.Team, rc.Player, err)
-		}
-	}
-	run := runner.New(mc.Runner, r.dev, board, log, nil)
-	run.Add(&connWatch{at: &r.connAt, connected: &r.connected})
-	if rc.Modules != nil {
-		run.Add(rc.Modules(&mc)...)
-	} else {
-		run.Add(robot.Modules(&mc)...)
-	}
-	if be.Vision() == sim.SourceRendered {
-		// The backend renders camera images instead of reporting the
-		// server's observations: the robot sees through its own vision
-		// pipeline, as cmd/robotd wires it.
-		run.Add(robot.VisionModules(r.dev, robot.VisionOf(&mc))...)
-	}
-	run.Add(rc.Extra...)
-	const who = "simrun"
-	if r.truth, err = blackboard.ReadOptional(board, who, msg.GroundTruthKey); err == nil {
-		if r.pose, err = blackboard.ReadOptional(board, who, msg.RobotPoseKey); err == nil {
-			if r.ball, err = blackboard.ReadOptional(board, who, msg.BallKey); err == nil {
-				if r.body, err = blackboard.ReadOptional(board, who, msg.BodyStateKey); err == nil {
-					r.mstat, err = blackboard.ReadOptional(board, who, msg.MotionStateKey)
+	r := &Robot{cfg: rc, backend: be, dev: &fallDevice{Backend: be, planned: rc.LayDown, plannedAt: rc.LayDownAt}, done: make(chan error, 1)}
+	cw := &connWatch{at: &r.connAt, connected: &r.connected}
+	rb, err := robot.Assemble(&mc, r.dev, robot.Options{
+		Modules: func(c *robot.Config) []runner.Module {
+			mods := []runner.Module{cw}
+			if rc.Modules != nil {
+				return append(mods, rc.Modules(c)...)
+			}
+			return append(mods, robot.Modules(c)...)
+		},
+		// With rendered camera images instead of the server's
+		// observations the robot sees through its own vision pipeline,
+		// as cmd/robotd wires it.
+		Vision: robot.VisionOf,
+		Extra:  rc.Extra,
+		Observe: func(b *blackboard.Board) error {
+			if rc.Observe != nil {
+				if err := rc.Observe(b); err != nil {
+					return err
 				}
 			}
-		}
-	}
-	if err == nil {
-		err = run.Start()
-	}
+			return r.declareReaders(b)
+		},
+		Log: log,
+	})
 	if err != nil {
 		be.Close()
 		return nil, fmt.Errorf("simrun: robot %s/%d: %w", rc.Team, rc.Player, err)
 	}
+	r.board = rb.Board
+	run := rb.Runner
 	ctx, cancel := context.WithCancel(context.Background())
 	r.cancel = cancel
 	go func() {
@@ -183,6 +174,18 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 		}
 	}
 	return r, nil
+}
+
+// declareReaders declares the accessors' readers on b.
+func (r *Robot) declareReaders(b *blackboard.Board) error {
+	const who = "simrun"
+	var errs [5]error
+	r.truth, errs[0] = blackboard.ReadOptional(b, who, msg.GroundTruthKey)
+	r.pose, errs[1] = blackboard.ReadOptional(b, who, msg.RobotPoseKey)
+	r.ball, errs[2] = blackboard.ReadOptional(b, who, msg.BallKey)
+	r.body, errs[3] = blackboard.ReadOptional(b, who, msg.BodyStateKey)
+	r.mstat, errs[4] = blackboard.ReadOptional(b, who, msg.MotionStateKey)
+	return errors.Join(errs[:]...)
 }
 
 // connectTimeout bounds (in wall time) how long AddRobot waits for the

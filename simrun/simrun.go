@@ -3,7 +3,7 @@
 // rcssserver3d named by the ROBOTD_SIMSPARK environment variable
 // ("agent-host:port,trainer-host:port"). Each robot is an in-process robotd:
 // the SimSpark backend over a real TCP connection, a blackboard, the runner
-// and the daemon's modules (package robot). A trainer client moves the ball
+// and the daemon's modules (robot.Assemble). A trainer client moves the ball
 // and the robots and sets the play mode over the trainer/monitor port.
 //
 // Integration tests, scenario tests and the find-ball experiment use it, so

@@ -207,47 +207,30 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	met, err := runner.NewMetrics(reg, dev)
-	if err != nil {
-		return err
-	}
 	if c, ok := dev.(prometheus.Collector); ok { // the backend's own metrics
 		if err := reg.Register(c); err != nil {
 			return fmt.Errorf("registering the backend's metrics: %w", err)
 		}
 	}
-	board := blackboard.New()
-	body := robot.BodyOf(dev)
-	cfg.Motion.Body = robot.KindOf(dev)
-	mods := newModules(cfg, body)
-	if body == robot.Legs {
-		// A Robotino's camera has no modelled mounting, so no camera
-		// matrix: its frames reach the board, unprocessed.
-		mods = append(mods, robot.VisionModules(dev, cfg.vision())...)
-	}
+	var network []runner.Module
 	if nw := startNetwork(ctx, cfg, reg, log); nw != nil {
 		defer func() {
 			if err := nw.Close(); err != nil {
 				log.Warn("closing the network", "err", err)
 			}
 		}()
-		mods = append(mods, nw.Modules()...)
+		network = nw.Modules()
 	}
-	r := runner.New(cfg.Runner, dev, board, log, met)
-	r.Add(mods...)
-	if err := robot.RegisterRoleMetrics(reg, board); err != nil {
-		_ = r.SafeState()
+	rb, err := robot.Assemble(&cfg.Config, dev, robot.Options{
+		Vision:     func(*robot.Config) robot.Vision { return cfg.vision() },
+		Extra:      network,
+		Registerer: reg,
+		Log:        log,
+	})
+	if err != nil {
 		return err
 	}
-	if err := robot.RegisterSafetyMetrics(reg, mods); err != nil {
-		_ = r.SafeState()
-		return err
-	}
-	if err := r.Start(); err != nil {
-		// Never wired: still make sure the hardware is safe.
-		_ = r.SafeState()
-		return err
-	}
+	r, board := rb.Runner, rb.Board
 
 	if !cfg.MetricsOnLoopback() {
 		log.Warn("the metrics and debug listener is not on loopback: anyone who reaches this address can read the robot's state", "addr", cfg.MetricsAddr())
@@ -255,7 +238,7 @@ func serve(ctx context.Context, cfg *Config, log *slog.Logger) error {
 	srv := &http.Server{Handler: debugMux(reg, board, cfg, log), ReadHeaderTimeout: 5 * time.Second}
 	srvDone := make(chan error, 1)
 	go func() { srvDone <- srv.Serve(ln) }()
-	log.Info("robotd running", "build", buildName, "body", body.String(), "debug_page", base+"/", "metrics", base+"/metrics")
+	log.Info("robotd running", "build", buildName, "body", rb.Body.String(), "debug_page", base+"/", "metrics", base+"/metrics")
 
 	runErr := runRecording(ctx, cfg.Record, cfg, r, reg, log)
 

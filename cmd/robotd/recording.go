@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"github.com/robotd/robotd/record/codec"
@@ -39,9 +40,8 @@ func (c *RecordConfig) Validate() error {
 	return c.Config.Validate()
 }
 
-// newModules builds the modules of a robot with body b from cfg, in the
-// order serve adds them. Serve and replay both use it, so that a replay
-// reruns what ran.
+// newModules builds the modules of a robot with body b from cfg, as
+// robot.Assemble does for serve and replay (robot.ModulesFor).
 func newModules(cfg *Config, b robot.Body) []runner.Module {
 	return robot.ModulesFor(&cfg.Config, b)
 }
@@ -55,19 +55,36 @@ func recordedBody(s *codec.Schema) robot.Body {
 	return robot.Legs
 }
 
-// replayModules is what a replay of dev's recording runs: the recorded
-// robot's modules (newModules), and, for the network's modules and the
-// vision stage, whose input cannot be received again or was not recorded,
-// feeds of what they wrote.
-func replayModules(cfg *Config, dev *replay.Backend) ([]runner.Module, error) {
+// replayRobot assembles what a replay of dev's recording runs: the
+// recorded robot (robot.Assemble with the recorded body and
+// configuration), and, for the network's modules and the vision stage,
+// whose input cannot be received again or was not recorded, feeds of
+// what they wrote. Its runner is started.
+func replayRobot(cfg *Config, dev *replay.Backend, log *slog.Logger) (*robot.Robot, error) {
+	feeds, err := replayFeeds(dev)
+	if err != nil {
+		return nil, err
+	}
+	b := recordedBody(dev.Schema())
+	rb, err := robot.Assemble(&cfg.Config, dev, robot.Options{Body: &b, Extra: feeds, Log: log})
+	if err != nil {
+		return nil, fmt.Errorf("wiring the modules: %w", err)
+	}
+	return rb, nil
+}
+
+// replayFeeds are the feeds of a replay of dev's recording: of the game
+// state, the vision stage's observations and the team's messages, as far
+// as the recording has them.
+func replayFeeds(dev *replay.Backend) ([]runner.Module, error) {
 	s := dev.Schema()
-	mods := newModules(cfg, recordedBody(s))
+	var feeds []runner.Module
 	if s.Index(msg.GameControlKey.Name()) >= 0 {
 		f := replay.NewFeed(dev, "gamecontroller")
 		if err := replay.AddFeed(f, msg.GameControlKey); err != nil {
 			return nil, err
 		}
-		mods = append(mods, f)
+		feeds = append(feeds, f)
 	}
 	// The vision stage's input, the cameras' pixels, is not recorded: its
 	// observations are fed as recorded.
@@ -76,7 +93,7 @@ func replayModules(cfg *Config, dev *replay.Backend) ([]runner.Module, error) {
 		if err := replay.AddFeed(f, msg.VisionKey); err != nil {
 			return nil, err
 		}
-		mods = append(mods, f)
+		feeds = append(feeds, f)
 	}
 	if s.Index(msg.TeammatesKey.Name()) >= 0 {
 		f := replay.NewFeed(dev, "teamcomm")
@@ -84,9 +101,9 @@ func replayModules(cfg *Config, dev *replay.Backend) ([]runner.Module, error) {
 		if err != nil {
 			return nil, err
 		}
-		mods = append(mods, f)
+		feeds = append(feeds, f)
 	}
-	return mods, nil
+	return feeds, nil
 }
 
 // runRecording runs the started runner r until ctx is done, recording every

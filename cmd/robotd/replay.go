@@ -114,17 +114,12 @@ func replayLog(ctx context.Context, path, cfgPath string, sets []string, log *sl
 	if h.Segment > 0 {
 		log.Warn("the recording starts at a later segment (the first were deleted): the modules start without the state they had then, so the first ticks may differ", "segment", h.Segment)
 	}
-	mods, err := replayModules(cfg, dev)
+	rb, err := replayRobot(cfg, dev, log)
 	if err != nil {
 		return replay.Result{}, err
 	}
-	board := blackboard.New()
-	r := runner.New(cfg.Runner, dev, board, log, nil)
-	r.Add(mods...)
-	if err := r.Start(); err != nil {
-		return replay.Result{}, fmt.Errorf("wiring the modules: %w", err)
-	}
-	chk := replay.NewChecker(dev, board, append([]string{runner.HALName}, r.Order()...))
+	r := rb.Runner
+	chk := replay.NewChecker(dev, rb.Board, append([]string{runner.HALName}, r.Order()...))
 	start := time.Now()
 	runErr := r.RunRecorded(ctx, chk)
 	res, cmpErr := chk.Result()
@@ -224,17 +219,11 @@ func replayTypes(path string, cfg *Config, log *slog.Logger) (*blackboard.Board,
 		return nil, err
 	}
 	defer dev.Close()
-	mods, err := replayModules(cfg, dev)
+	rb, err := replayRobot(cfg, dev, log)
 	if err != nil {
 		return nil, err
 	}
-	board := blackboard.New()
-	r := runner.New(cfg.Runner, dev, board, log, nil)
-	r.Add(mods...)
-	if err := r.Start(); err != nil {
-		return nil, fmt.Errorf("wiring the modules: %w", err)
-	}
-	return board, nil
+	return rb.Board, nil
 }
 
 // replayConfig is the recorded configuration (over the defaults), then the

@@ -251,24 +251,16 @@ func deployOne(ctx context.Context, cfg *Config, t *Target, b *bundle, dry bool,
 		return r
 	}
 	p.say(t.Name, "connecting to %s@%s", t.User, t.addr())
-	c, err := dial(ctx, t, cfg.DialTimeout.D())
+	c, release, err := dialLocked(ctx, cfg, t, dry, p)
 	if err != nil {
 		r.Err = err
 		return r
 	}
-	defer c.Close()
-	if !dry {
-		l, err := acquireLock(ctx, c, t, p)
-		if err != nil {
+	defer func() {
+		if err := release(); err != nil && r.Err == nil {
 			r.Err = err
-			return r
 		}
-		defer func() {
-			if err := l.release(); err != nil && r.Err == nil {
-				r.Err = err
-			}
-		}()
-	}
+	}()
 	st, err := readState(c, t)
 	if err != nil {
 		r.Err = err
@@ -730,26 +722,40 @@ func verifyVersion(c *conn, t *Target, v string) error {
 	return nil
 }
 
+// dialLocked connects to the robot and, unless dry, takes its deploy lock.
+// release gives the lock back and closes the connection.
+func dialLocked(ctx context.Context, cfg *Config, t *Target, dry bool, p *printer) (c *conn, release func() error, err error) {
+	c, err = dial(ctx, t, cfg.DialTimeout.D())
+	if err != nil {
+		return nil, nil, err
+	}
+	if dry {
+		return c, func() error { c.Close(); return nil }, nil
+	}
+	l, err := acquireLock(ctx, c, t, p)
+	if err != nil {
+		c.Close()
+		return nil, nil, err
+	}
+	return c, func() error {
+		err := l.release()
+		c.Close()
+		return err
+	}, nil
+}
+
 func rollbackOne(ctx context.Context, cfg *Config, t *Target, dry bool, p *printer) (r Result) {
 	r = Result{Robot: t.Name}
-	c, err := dial(ctx, t, cfg.DialTimeout.D())
+	c, release, err := dialLocked(ctx, cfg, t, dry, p)
 	if err != nil {
 		r.Err = err
 		return r
 	}
-	defer c.Close()
-	if !dry {
-		l, err := acquireLock(ctx, c, t, p)
-		if err != nil {
+	defer func() {
+		if err := release(); err != nil && r.Err == nil {
 			r.Err = err
-			return r
 		}
-		defer func() {
-			if err := l.release(); err != nil && r.Err == nil {
-				r.Err = err
-			}
-		}()
-	}
+	}()
 	st, err := readState(c, t)
 	if err != nil {
 		r.Err = err

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+
+	"github.com/robotd/robotd/backends/sim"
 	"github.com/robotd/robotd/backends/v4l2"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/body"
@@ -72,4 +75,40 @@ func (c *CameraConfig) usbCameraInfo(capture v4l2.Config) hal.CameraInfo {
 		}
 	}
 	return info
+}
+
+// checkCameraSizes reports a camera whose frames are larger than the
+// vision pipeline takes (vision.max_width × max_height): each of its
+// frames would be refused and the robot would play blind. It checks the
+// NAO's cameras, the Robotino's and the simulator's rendered ones, each
+// unless turned off (no device; vision from the server).
+func (c *Config) checkCameraSizes() error {
+	v := c.Vision.WithDefaults()
+	type cam struct {
+		key  string
+		w, h int
+	}
+	var cams []cam
+	for _, x := range []struct {
+		key string
+		cfg v4l2.Config
+	}{{"real.nao.cameras.top", c.Real.NAO.Cameras.Top}, {"real.nao.cameras.bottom", c.Real.NAO.Cameras.Bottom},
+		{"real.robotino.camera", c.Real.Robotino.Camera}} {
+		if x.cfg.Device != "" {
+			cams = append(cams, cam{x.key, x.cfg.Width, x.cfg.Height})
+		}
+	}
+	if sv := c.SimBackend().Vision; sv.Source == sim.SourceRendered {
+		cams = append(cams, cam{"sim.vision.render (top)", 640, 480})
+		if bw := sv.Render.BottomWidth; bw > 0 {
+			cams = append(cams, cam{"sim.vision.render.bottom_width", bw, bw * 3 / 4})
+		}
+	}
+	for _, x := range cams {
+		if x.w > v.MaxWidth || x.h > v.MaxHeight {
+			return fmt.Errorf("config: %s is %d×%d, larger than the vision pipeline's vision.max_width × vision.max_height %d×%d: every frame would be refused; raise those or lower the camera's size",
+				x.key, x.w, x.h, v.MaxWidth, v.MaxHeight)
+		}
+	}
+	return nil
 }

@@ -222,5 +222,5 @@ func (c *Config) Validate() error {
 	if err := c.Camera.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	return nil
+	return c.checkCameraSizes()
 }

@@ -121,6 +121,12 @@ var configRules = func() config.Rules {
 		"vision.min_circle_points":    ints(4, 200),
 		"vision.ball_size_tolerance":  frac,
 		"vision.max_ball_candidates":  ints(1, 128),
+		"vision.max_ball_checks":      ints(1, 128),
+		"vision.ball_score":           frac,
+		"vision.sure_ball_score":      frac,
+		"vision.robot_ball_score":     frac,
+		"vision.penalty_mark_score":   frac,
+		"vision.max_balls":            ints(1, 4),
 		"vision.pixel_sigma":          rng(0, 50),
 
 		"behaviour.player":                            ints(1, 20),

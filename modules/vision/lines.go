@@ -99,7 +99,35 @@ func (p *Pipeline) collectLinePoints() {
 			p.addLinePoint(float64(r.a)-0.5, float64(r.at), float64(r.b)+0.5, float64(r.at))
 		}
 	}
+	p.thinLinePoints()
 	p.res.LinePoints = len(p.points)
+	p.res.Work.LinePoints = len(p.points)
+}
+
+// Work bounds of the line features: the line points kept for RANSAC
+// (evenly thinned beyond), the point tests of all RANSAC hypotheses per
+// frame (about twice a normal frame's), and the penalty mark hypotheses.
+const (
+	maxRansacPoints = 384
+	maxMarkTrials   = 32
+)
+
+// ransacBudget is the most RANSAC point tests per frame.
+func (p *Pipeline) ransacBudget() int { return 5 * p.cfg.RansacIterations * maxRansacPoints }
+
+// thinLinePoints keeps maxRansacPoints of the line points, evenly over
+// their order (scan line by scan line), when there are more: a texture
+// of white stripes on green (a goal net close up) gives a line point on
+// every run.
+func (p *Pipeline) thinLinePoints() {
+	n := len(p.points)
+	if n <= maxRansacPoints {
+		return
+	}
+	for i := range maxRansacPoints {
+		p.points[i] = p.points[i*n/maxRansacPoints]
+	}
+	p.points = p.points[:maxRansacPoints]
 }
 
 // tol is the inlier distance for a point at distance d.
@@ -130,6 +158,9 @@ func (p *Pipeline) findCircle() {
 	bestN := 0
 	var best hal.Vec2
 	for range p.cfg.RansacIterations * 2 {
+		if p.res.Work.RansacTests >= p.ransacBudget() {
+			break
+		}
 		a, b := &p.points[p.rand(n)], &p.points[p.rand(n)]
 		dx, dy := b.x-a.x, b.y-a.y
 		dd := math.Hypot(dx, dy)
@@ -141,6 +172,8 @@ func (p *Pipeline) findCircle() {
 		nx, ny := -dy/dd, dx/dd
 		for _, s := range [2]float64{1, -1} {
 			cx, cy := mx+s*hh*nx, my+s*hh*ny
+			p.res.Work.RansacIterations++
+			p.res.Work.RansacTests += len(p.points)
 			k := p.circleInliers(cx, cy, R)
 			if k > bestN {
 				bestN, best = k, hal.Vec2{X: cx, Y: cy}
@@ -290,6 +323,9 @@ func (p *Pipeline) findLines() {
 		}
 		bestN, bi, bj := 0, -1, -1
 		for range p.cfg.RansacIterations {
+			if p.res.Work.RansacTests >= p.ransacBudget() {
+				break
+			}
 			i, j := int(p.idxBuf[p.rand(n)]), int(p.idxBuf[p.rand(n)])
 			a, b := &p.points[i], &p.points[j]
 			dx, dy := b.x-a.x, b.y-a.y
@@ -298,6 +334,8 @@ func (p *Pipeline) findLines() {
 				continue
 			}
 			nx, ny := -dy/dd, dx/dd
+			p.res.Work.RansacIterations++
+			p.res.Work.RansacTests += len(p.idxBuf)
 			k := 0
 			for _, id := range p.idxBuf {
 				q := &p.points[id]
@@ -595,10 +633,14 @@ func farDir(s Segment, pos hal.Vec2) (float64, float64) {
 // white at the centre and at 3 cm around it, field at 20 cm all round
 // (which a line, white along its length, never has).
 func (p *Pipeline) findMarks() {
+	trials := 0
 	for i := range p.points {
 		q := &p.points[i]
 		if q.used || len(p.res.Marks) >= maxMarks || q.d > 5 {
 			continue
+		}
+		if trials >= maxMarkTrials {
+			return
 		}
 		dup := false
 		for _, m := range p.res.Marks {
@@ -617,11 +659,12 @@ func (p *Pipeline) findMarks() {
 		}
 		// The run's centre may sit off the mark's centre: try it and the
 		// centroid of nearby unused points.
+		trials++
 		var sx, sy float64
 		k := 0
 		for j := range p.points {
 			r := &p.points[j]
-			if !r.used && math.Hypot(r.x-q.x, r.y-q.y) < 0.12 {
+			if dx, dy := r.x-q.x, r.y-q.y; !r.used && dx*dx+dy*dy < 0.12*0.12 {
 				sx += r.x
 				sy += r.y
 				k++

@@ -45,6 +45,7 @@ type Pipeline struct {
 	hist          [32 * 32]uint16
 	samples       []uint32 // packed Y<<16 | U<<8 | V
 	fu, fv, fy    float64
+	nu, nv        float64 // the image's grey (128, 128)
 	gu, gv, gnorm float64 // field chroma minus grey, and its length
 	greenMin      float64 // least projection on (gu, gv) for field
 	perpMax       float64 // most chroma distance across that axis
@@ -79,17 +80,15 @@ type Pipeline struct {
 	obstacles           [maxObstacles]Obstacle
 	cands               [maxBallCandidates]ballCand
 	nCands              int
-	edgeX, edgeY        [32]float64
-	// the last ball patch checked: luma and class (for a learned
-	// classifier in its place)
-	patchY          [32 * 32]uint8
-	patchC          [32 * 32]uint8
-	rng             uint64
-	obstacleCols    []bool
-	circle          hal.Vec2
-	circleFound     bool
-	hasCAxis        bool
-	circleAxisAngle float64
+	net                 patchNet
+	patch               [patchSize * patchSize]uint8
+	candOut             [maxBallCandidates]Candidate
+	rng                 uint64
+	obstacleCols        []bool
+	circle              hal.Vec2
+	circleFound         bool
+	hasCAxis            bool
+	circleAxisAngle     float64
 }
 
 // New returns a pipeline with buffers for frames up to the configured size.
@@ -121,6 +120,13 @@ func New(cfg Config) (*Pipeline, error) {
 	p.sortBuf = make([]float64, 0, maxLinePoints)
 	p.idxBuf = make([]int32, 0, maxLinePoints)
 	p.obstacleCols = make([]bool, ncol)
+	if newBallNet != nil {
+		net, err := newBallNet(cfg.BallModel)
+		if err != nil {
+			return nil, err
+		}
+		p.net = net
+	}
 	return p, nil
 }
 
@@ -145,7 +151,8 @@ func (p *Pipeline) Process(img Image, proj Projector, out *hal.Vision) (*Result,
 	}
 	p.img, p.w, p.h, p.proj = img.Data, img.Width, img.Height, proj
 	p.res = Result{BoundaryU: p.boundU[:0], BoundaryV: p.boundV[:0], Lines: p.lines[:0],
-		Intersections: p.inters[:0], Marks: p.marks[:0], Balls: p.balls[:0], Obstacles: p.obstacles[:0]}
+		Intersections: p.inters[:0], Marks: p.marks[:0], Balls: p.balls[:0], Obstacles: p.obstacles[:0],
+		Candidates: p.candOut[:0]}
 	p.rng = 0x9e3779b97f4a7c15
 	p.circleFound, p.hasCAxis = false, false
 
@@ -182,6 +189,7 @@ func (p *Pipeline) pix(u, v int) (y, cu, cv int) {
 // chroma of its 4×2 neighbourhood (two YUYV pairs on two rows), which
 // halves the sensor's chroma noise in the dark.
 func (p *Pipeline) classify(u, v int) uint8 {
+	p.res.Work.ScanPoints++
 	y, cu, cv := p.pix(u, v)
 	u2 := u ^ 2 // the neighbouring pair
 	if u2 >= p.w {
@@ -203,7 +211,7 @@ func (p *Pipeline) classOf(y, cu, cv int) uint8 {
 	if y >= p.whiteY {
 		return clsWhite
 	}
-	du, dv := float64(cu-128), float64(cv-128)
+	du, dv := float64(cu)-p.nu, float64(cv)-p.nv
 	along := du*p.gu + dv*p.gv
 	if along < p.greenMinY[y] {
 		return clsOther
@@ -291,6 +299,7 @@ func (p *Pipeline) estimateField() bool {
 	if len(p.samples) < 16 {
 		return false
 	}
+	p.nu, p.nv = 128, 128
 	// The densest chroma; when that is grey (a floor or wall beyond the
 	// field filling much of the image), again without the grey samples.
 	var n, su, sv, sy, syy float64
@@ -300,7 +309,7 @@ func (p *Pipeline) estimateField() bool {
 			grey = 2 * p.cfg.MinFieldSaturation
 			clear(p.hist[:])
 			for _, s := range p.samples {
-				if cu, cv := float64(s>>8&0xff)-128, float64(s&0xff)-128; cu*cu+cv*cv >= grey*grey {
+				if cu, cv := float64(s>>8&0xff)-p.nu, float64(s&0xff)-p.nv; cu*cu+cv*cv >= grey*grey {
 					p.hist[(s>>11&0x1f)*32+s>>3&0x1f]++
 				}
 			}
@@ -328,7 +337,7 @@ func (p *Pipeline) estimateField() bool {
 		n, su, sv, sy, syy = 0, 0, 0, 0, 0
 		for _, s := range p.samples {
 			y, cu, cv := float64(s>>16), float64(s>>8&0xff), float64(s&0xff)
-			if (cu-128)*(cu-128)+(cv-128)*(cv-128) < grey*grey {
+			if (cu-p.nu)*(cu-p.nu)+(cv-p.nv)*(cv-p.nv) < grey*grey {
 				continue
 			}
 			if di, dj := int(s>>11&0x1f)-bi, int(s>>3&0x1f)-bj; di >= -1 && di <= 1 && dj >= -1 && dj <= 1 {
@@ -342,13 +351,13 @@ func (p *Pipeline) estimateField() bool {
 		if n == 0 {
 			return false
 		}
-		if math.Hypot(su/n-128, sv/n-128) >= p.cfg.MinFieldSaturation {
+		if math.Hypot(su/n-p.nu, sv/n-p.nv) >= p.cfg.MinFieldSaturation {
 			break
 		}
 	}
 	p.fu, p.fv, p.fy = su/n, sv/n, sy/n
 	ystd := math.Sqrt(math.Max(0, syy/n-p.fy*p.fy))
-	p.gu, p.gv = p.fu-128, p.fv-128
+	p.gu, p.gv = p.fu-p.nu, p.fv-p.nv
 	p.gnorm = math.Hypot(p.gu, p.gv)
 	p.res.Field = Colour{Y: p.fy, U: p.fu, V: p.fv}
 	if p.gnorm < p.cfg.MinFieldSaturation {
@@ -357,7 +366,7 @@ func (p *Pipeline) estimateField() bool {
 	// Spread across the hue axis of the pixels near the field colour.
 	var np, sp float64
 	for _, s := range p.samples {
-		du, dv := float64(s>>8&0xff)-128, float64(s&0xff)-128
+		du, dv := float64(s>>8&0xff)-p.nu, float64(s&0xff)-p.nv
 		along := (du*p.gu + dv*p.gv) / p.gnorm
 		if along < 0.5*p.gnorm {
 			continue
@@ -375,7 +384,12 @@ func (p *Pipeline) estimateField() bool {
 	// classOf compares unnormalised products: scale by gnorm.
 	p.greenMin = p.cfg.FieldGreenRatio * p.gnorm * p.gnorm
 	p.perpMax = math.Max(3*perpStd, 0.6*p.gnorm) * p.gnorm
+	// White is brighter than the field by its contrast, but never beyond
+	// 60 % of the way from the field's luma to 255: a bright or uneven
+	// field (a wide luma spread) would otherwise put the threshold above
+	// anything the camera can deliver, and then nothing is white.
 	p.whiteY = int(math.Ceil(p.fy + math.Max(p.cfg.MinWhiteContrast, 2.5*ystd)))
+	p.whiteY = min(p.whiteY, int(math.Ceil(p.fy+math.Max(8, 0.6*(255-p.fy)))), 255)
 	for y := range 256 {
 		k := math.Min(1, float64(y)/p.fy)
 		p.greenMinY[y], p.perpMaxY[y] = k*p.greenMin, k*p.perpMax
@@ -452,7 +466,7 @@ func (p *Pipeline) scanColumn(u, top, bot int) {
 	v := bot
 	cls := p.classify(u, v)
 	runBot := v
-	for v > top {
+	for v > top && !p.scanExhausted() {
 		nv := v - p.rowStep(v)
 		if nv < top {
 			nv = top
@@ -471,6 +485,7 @@ func (p *Pipeline) scanColumn(u, top, bot int) {
 	if len(p.vruns) < cap(p.vruns) {
 		p.vruns = append(p.vruns, run{at: int32(u), a: int32(top), b: int32(runBot), cls: cls})
 	}
+	p.res.Work.Runs = len(p.vruns) + len(p.hruns)
 }
 
 // edge bisects a scan line between a (class cls) and b (another class):
@@ -508,7 +523,7 @@ func (p *Pipeline) scanRows() {
 	}
 	for v := p.h - 1 - 2; v > int(minB); {
 		r := float64(p.ballR[v])
-		if r == 0 {
+		if r == 0 || p.scanExhausted() {
 			break
 		}
 		ri := len(p.rows)
@@ -519,7 +534,7 @@ func (p *Pipeline) scanRows() {
 		u := 0
 		cls := p.classify(u, v)
 		runL := 0
-		for u < p.w-1 {
+		for u < p.w-1 && !p.scanExhausted() {
 			nu := min(u+step, p.w-1)
 			c := p.classify(nu, v)
 			if c != cls {
@@ -536,6 +551,7 @@ func (p *Pipeline) scanRows() {
 			p.hruns = append(p.hruns, run{at: int32(v), a: int32(runL), b: int32(p.w - 1), cls: cls})
 		}
 		p.rowEnd[ri] = int32(len(p.hruns))
+		p.res.Work.Runs = len(p.vruns) + len(p.hruns)
 		// A third of the ball's radius: lines running away from the robot
 		// (steep in the image) get a point every few rows.
 		sp := int(math.Max(2, math.Min(16, r/3)))

@@ -27,7 +27,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/robotd/robotd/internal/visioneval"
+	"github.com/robotd/robotd/experiments/visioneval"
 	"github.com/robotd/robotd/modules/vision"
 )
 

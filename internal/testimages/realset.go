@@ -8,7 +8,7 @@ import (
 // The labelled real-image set: NAO camera frames of several teams with
 // labels.json (balls, robots, penalty marks, field boundary, camera pose;
 // each image's origin and licence in its entry), the set
-// internal/visioneval measures the vision pipeline on.
+// experiments/visioneval measures the vision pipeline on.
 //
 //go:embed testdata/realset
 var realset embed.FS

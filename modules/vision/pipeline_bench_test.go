@@ -152,7 +152,7 @@ func renderedFrames(t testing.TB, n int) []benchCase {
 	return cs
 }
 
-// renderMatrix is internal/visioneval's Matrix (which imports this
+// renderMatrix is experiments/visioneval's Matrix (which imports this
 // package): the camera matrix of a rendered frame in the robot's frame.
 func renderMatrix(pose *geom.Pose3, robot [3]float64, in render.Intrinsics) camera.Matrix {
 	s, c := math.Sincos(robot[2])

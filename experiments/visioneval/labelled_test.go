@@ -19,7 +19,7 @@ var pitchSweep = flag.Bool("pitch-sweep", false, "TestRealSet: also measure with
 // balls a little under what the pipeline reaches: a regression shows. The
 // full report:
 //
-//	go test ./internal/visioneval -run RealSet -v [-args -pitch-sweep]
+//	go test ./experiments/visioneval -run RealSet -v [-args -pitch-sweep]
 //	go run ./cmd/visioneval -real internal/testimages/testdata/realset -pitch-sweep 3
 func TestRealSet(t *testing.T) {
 	set := testimages.RealSet()

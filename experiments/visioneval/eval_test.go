@@ -36,7 +36,7 @@ var ballScore = flag.Float64("ball-score", 0, "vision BallScore for the measurem
 // floors below what they measure so that a regression shows. The full
 // measurement:
 //
-//	go test ./internal/visioneval -run RenderedFrames -v -args -frames=1000
+//	go test ./experiments/visioneval -run RenderedFrames -v -args -frames=1000
 func TestRenderedFrames(t *testing.T) {
 	n := *frames
 	if n <= 0 {

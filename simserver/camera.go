@@ -5,7 +5,7 @@ import (
 
 	"github.com/robotd/robotd/field"
 	"github.com/robotd/robotd/hal/geom"
-	"github.com/robotd/robotd/simserver/render"
+	"github.com/robotd/robotd/render"
 )
 
 // Camera images are not part of the SimSpark protocol: the agent port

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/robotd/robotd/simserver/render"
+	"github.com/robotd/robotd/render"
 )
 
 // TestCameraViewFollowsTheHead: a robot standing at (-2, 0) facing the

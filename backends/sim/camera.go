@@ -12,7 +12,7 @@ import (
 	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/proto/simspark"
-	"github.com/robotd/robotd/simserver/render"
+	"github.com/robotd/robotd/render"
 )
 
 // VisionSource is where a simulated robot's vision comes from.

@@ -1,6 +1,6 @@
 // Command simframes renders NAO camera frames of random scenes on the SPL
 // field with their ground truth, a data set for evaluating image
-// processing (package simserver/render):
+// processing (package render):
 //
 //	simframes                          # 1000 frames into simframes-out/
 //	simframes -n 50 -png -out /tmp/f   # 50 frames, with PNGs to look at
@@ -20,7 +20,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/robotd/robotd/simserver/render"
+	"github.com/robotd/robotd/render"
 )
 
 func main() {

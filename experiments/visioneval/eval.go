@@ -1,5 +1,5 @@
 // Package visioneval measures the vision pipeline (modules/vision) on
-// camera images rendered by the embedded simulator (simserver/render)
+// camera images rendered by the embedded simulator (render)
 // against the rendered scene's ground truth: the ball (recall by
 // distance, false balls, position error), the straight field lines, the
 // L, T and X intersections by kind, the centre circle and the penalty
@@ -30,7 +30,7 @@ import (
 	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/modules/vision"
 	"github.com/robotd/robotd/modules/vision/camera"
-	"github.com/robotd/robotd/simserver/render"
+	"github.com/robotd/robotd/render"
 )
 
 // Config configures Run.

@@ -8,7 +8,7 @@ import (
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/modules/vision"
-	"github.com/robotd/robotd/simserver/render"
+	"github.com/robotd/robotd/render"
 )
 
 var (

@@ -15,7 +15,7 @@ import (
 	"github.com/robotd/robotd/internal/testimages"
 	"github.com/robotd/robotd/modules/vision/camera"
 	"github.com/robotd/robotd/modules/vision/visiontest"
-	"github.com/robotd/robotd/simserver/render"
+	"github.com/robotd/robotd/render"
 )
 
 // The whole pipeline per frame, ns, CPU ns and allocations:

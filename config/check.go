@@ -15,20 +15,74 @@ import (
 	"unicode"
 )
 
-// A Rule says which values one setting may take. Rules check the setting
-// as JSON decodes it with UseNumber: json.Number, string, bool, []any or
+// A Rule says which values one setting may take, and documents the
+// setting: its unit and what it means (Doc). Rules check the setting as
+// JSON decodes it with UseNumber: json.Number, string, bool, []any or
 // map[string]any.
-type Rule interface {
-	check(v any) error
+type Rule struct {
+	check   func(v any) error
+	allowed string
+	unit    string
+	doc     string
+}
+
+// Doc returns r documented: unit is the setting's unit ("m", "rad/s"; ""
+// for a count, a flag, a name, a duration or a plain number), doc one
+// line on what the setting means.
+func (r Rule) Doc(unit, doc string) Rule {
+	r.unit, r.doc = unit, doc
+	return r
+}
+
+// Allowed says which values r allows ("0 … 1", "one of `a`, `b`").
+func (r Rule) Allowed() string { return r.allowed }
+
+// Unit is the setting's unit, "" for none.
+func (r Rule) Unit() string { return r.unit }
+
+// Meaning is the one-line documentation of the setting.
+func (r Rule) Meaning() string { return r.doc }
+
+// Check checks one value of the setting.
+func (r Rule) Check(v any) error {
+	if r.check == nil {
+		return errors.New("config: a rule without a check")
+	}
+	return r.check(v)
 }
 
 // Rules maps settings, by dotted key as in a configuration file
 // (section.key), to their rules.
 type Rules map[string]Rule
 
-type ruleFunc func(v any) error
+// Add adds sub's rules under section: sub's key k becomes section.k. A key
+// given twice panics: it is a mistake in the rules' code.
+func (r Rules) Add(section string, sub Rules) Rules {
+	for k, rule := range sub {
+		key := join(section, k)
+		if _, dup := r[key]; dup {
+			panic("config: two rules for " + key)
+		}
+		r[key] = rule
+	}
+	return r
+}
 
-func (f ruleFunc) check(v any) error { return f(v) }
+// Section returns the rules under section (with their keys relative to
+// it): the part of r that Add(section, ...) added.
+func (r Rules) Section(section string) Rules {
+	out := Rules{}
+	for k, rule := range r {
+		if rest, ok := strings.CutPrefix(k, section+"."); ok {
+			out[rest] = rule
+		}
+	}
+	return out
+}
+
+func ruleFunc(allowed string, f func(v any) error) Rule {
+	return Rule{check: f, allowed: allowed}
+}
 
 func number(v any) (float64, error) {
 	n, ok := v.(json.Number)
@@ -51,22 +105,67 @@ func show(v any) string {
 }
 
 // Range allows numbers in lo..hi.
-func Range(lo, hi float64) Rule {
-	return ruleFunc(func(v any) error {
+func Range(lo, hi float64) Rule { return Between(lo, hi, false, false) }
+
+// Between allows numbers from lo to hi, without lo itself if openLo and
+// without hi if openHi: Between(0, 1, true, false) allows 0 < x ≤ 1.
+func Between(lo, hi float64, openLo, openHi bool) Rule {
+	allowed := showNumber(lo) + " … " + showNumber(hi)
+	if openLo || openHi {
+		allowed = showNumber(lo) + map[bool]string{false: " ≤ ", true: " < "}[openLo] + "x" +
+			map[bool]string{false: " ≤ ", true: " < "}[openHi] + showNumber(hi)
+	}
+	return ruleFunc(allowed, func(v any) error {
 		f, err := number(v)
 		if err != nil {
 			return err
 		}
-		if f < lo || f > hi {
+		if f < lo || f > hi || (openLo && f == lo) || (openHi && f == hi) {
+			if openLo || openHi {
+				return fmt.Errorf("%v is outside %s", f, allowed)
+			}
 			return fmt.Errorf("%v is outside %v..%v", f, lo, hi)
 		}
 		return nil
 	})
 }
 
+// showNumber writes a bound for the documentation: π and its halves by
+// name.
+func showNumber(f float64) string {
+	switch f {
+	case math.Pi:
+		return "π"
+	case -math.Pi:
+		return "−π"
+	case math.Pi / 2:
+		return "π/2"
+	case -math.Pi / 2:
+		return "−π/2"
+	}
+	return strings.Replace(strconv.FormatFloat(f, 'f', -1, 64), "-", "−", 1)
+}
+
+// showInt writes a whole-number bound for the documentation.
+func showInt(i int64) string { return strings.Replace(strconv.FormatInt(i, 10), "-", "−", 1) }
+
+// showDuration writes a duration bound for the documentation: "0",
+// "500ms", "10m", "24h".
+func showDuration(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0"
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	}
+	return d.String()
+}
+
 // Int allows whole numbers in lo..hi.
 func Int(lo, hi int64) Rule {
-	return ruleFunc(func(v any) error {
+	return ruleFunc(fmt.Sprintf("integer %s … %s", showInt(lo), showInt(hi)), func(v any) error {
 		n, ok := v.(json.Number)
 		if !ok {
 			return fmt.Errorf("want a whole number, got %s", show(v))
@@ -84,7 +183,7 @@ func Int(lo, hi int64) Rule {
 
 // Uint allows any whole number from 0 up (a seed).
 func Uint() Rule {
-	return ruleFunc(func(v any) error {
+	return ruleFunc("integer 0 … 2⁶⁴−1", func(v any) error {
 		n, ok := v.(json.Number)
 		if !ok {
 			return fmt.Errorf("want a whole number, got %s", show(v))
@@ -107,7 +206,7 @@ func Port(zero bool) Rule {
 
 // Durations allows durations (strings with a unit, "10ms") in lo..hi.
 func Durations(lo, hi time.Duration) Rule {
-	return ruleFunc(func(v any) error {
+	return ruleFunc(fmt.Sprintf("duration %s … %s", showDuration(lo), showDuration(hi)), func(v any) error {
 		s, ok := v.(string)
 		if !ok {
 			return fmt.Errorf("want a duration with a unit like \"10ms\", got %s", show(v))
@@ -125,7 +224,7 @@ func Durations(lo, hi time.Duration) Rule {
 
 // Bool allows true and false.
 func Bool() Rule {
-	return ruleFunc(func(v any) error {
+	return ruleFunc("`true`, `false`", func(v any) error {
 		if _, ok := v.(bool); !ok {
 			return fmt.Errorf("want true or false, got %s", show(v))
 		}
@@ -135,7 +234,7 @@ func Bool() Rule {
 
 // OneOf allows the given strings.
 func OneOf(vals ...string) Rule {
-	return ruleFunc(func(v any) error {
+	return ruleFunc("one of `"+strings.Join(vals, "`, `")+"`", func(v any) error {
 		s, ok := v.(string)
 		if !ok || !slices.Contains(vals, s) {
 			return fmt.Errorf("%s: want one of %s", show(v), strings.Join(vals, ", "))
@@ -147,7 +246,7 @@ func OneOf(vals ...string) Rule {
 // Text allows strings of min..max bytes of printable characters (a name,
 // a path, a device); min 0 allows the empty string.
 func Text(min, max int) Rule {
-	return ruleFunc(func(v any) error {
+	return ruleFunc(fmt.Sprintf("text, %d … %d bytes", min, max), func(v any) error {
 		s, ok := v.(string)
 		if !ok {
 			return fmt.Errorf("want a string, got %s", show(v))
@@ -168,7 +267,14 @@ func Text(min, max int) Rule {
 // interface), an IP address or a host name; the port 1..65535, or 0 if
 // zeroPort (any free port). empty allows "" (a derived default).
 func HostPort(empty, zeroPort bool) Rule {
-	return ruleFunc(func(v any) error {
+	allowed := "host:port"
+	if empty {
+		allowed += ", or empty"
+	}
+	if zeroPort {
+		allowed += ", port 0 allowed"
+	}
+	return ruleFunc(allowed, func(v any) error {
 		s, ok := v.(string)
 		if !ok {
 			return fmt.Errorf("want an address host:port, got %s", show(v))
@@ -197,7 +303,7 @@ func HostPort(empty, zeroPort bool) Rule {
 
 // Host allows an IP address or a host name.
 func Host() Rule {
-	return ruleFunc(func(v any) error {
+	return ruleFunc("host name or IP address", func(v any) error {
 		s, ok := v.(string)
 		if !ok {
 			return fmt.Errorf("want a host, got %s", show(v))
@@ -208,7 +314,11 @@ func Host() Rule {
 
 // IP allows an IP address (also "" if empty).
 func IP(empty bool) Rule {
-	return ruleFunc(func(v any) error {
+	allowed := "IP address"
+	if empty {
+		allowed += ", or empty"
+	}
+	return ruleFunc(allowed, func(v any) error {
 		s, ok := v.(string)
 		if !ok {
 			return fmt.Errorf("want an IP address, got %s", show(v))
@@ -225,7 +335,7 @@ func IP(empty bool) Rule {
 
 // Prefixes allows a list of IP networks in CIDR notation ("10.0.0.0/8").
 func Prefixes() Rule {
-	return Each(ruleFunc(func(v any) error {
+	return Each(ruleFunc("network in CIDR notation", func(v any) error {
 		s, ok := v.(string)
 		if !ok {
 			return fmt.Errorf("want a network like \"10.0.0.0/8\", got %s", show(v))
@@ -266,11 +376,11 @@ func checkHost(h string, empty bool) error {
 
 // Each applies r to every element of a list or every value of a map.
 func Each(r Rule) Rule {
-	return ruleFunc(func(v any) error {
+	return ruleFunc("each element: "+r.allowed, func(v any) error {
 		switch x := v.(type) {
 		case []any:
 			for i, e := range x {
-				if err := r.check(e); err != nil {
+				if err := r.Check(e); err != nil {
 					return fmt.Errorf("element %d: %w", i, err)
 				}
 			}
@@ -281,7 +391,7 @@ func Each(r Rule) Rule {
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				if err := r.check(x[k]); err != nil {
+				if err := r.Check(x[k]); err != nil {
 					return fmt.Errorf("%q: %w", k, err)
 				}
 			}
@@ -322,7 +432,7 @@ func Check(cfg any, rules Rules) error {
 func CheckTree(tree any, rules Rules) error {
 	var errs []error
 	walkRules(tree, "", rules, func(key string, r Rule, v any) {
-		if err := r.check(v); err != nil {
+		if err := r.Check(v); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", key, err))
 		}
 	}, nil)
@@ -372,4 +482,21 @@ func walkRules(node any, key string, rules Rules, ruled func(string, Rule, any),
 	for _, k := range keys {
 		walkRules(m[k], join(key, k), rules, ruled, unruled)
 	}
+}
+
+// CheckSection is Check for the section of a configuration that cfg is,
+// with rules keyed within it: errors name the setting by its whole key
+// (section.key).
+func CheckSection(section string, cfg any, rules Rules) error {
+	tree, err := Tree(cfg)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	walkRules(tree, "", rules, func(key string, r Rule, v any) {
+		if err := r.Check(v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", join(section, key), err))
+		}
+	}, nil)
+	return errors.Join(errs...)
 }

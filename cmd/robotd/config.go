@@ -1,5 +1,7 @@
 package main
 
+//go:generate go test -run ^TestConfigDoc$ -update .
+
 import (
 	"fmt"
 	"net"
@@ -116,6 +118,75 @@ func DefaultEmbeddedConfig() EmbeddedConfig {
 	return EmbeddedConfig{MonitorPort: 3200, Cycle: config.Duration(10 * time.Millisecond), Seed: 1, Physics: "kinematic"}
 }
 
+// Rules returns the allowed values and the documentation of every
+// setting, by key as in the configuration file: each section's rules
+// under its name. Validate applies them; a test checks that every key has
+// one, and docs/configuration.md is generated from them
+// (TestConfigDoc).
+func (c *Config) Rules() config.Rules {
+	r := config.Rules{}
+	r.Add("robot", c.Robot.Rules())
+	r.Add("log", c.Log.Rules())
+	r.Add("metrics", c.Metrics.Rules())
+	r.Add("", c.Config.Rules())
+	r.Add("real", realRules())
+	r.Add("sim", c.Sim.Rules())
+	r.Add("record", recordRules())
+	r.Add("camera", calibrationRules())
+	return r
+}
+
+// configRules are robotd's rules (Config.Rules).
+var configRules = (&Config{}).Rules()
+
+// Rules returns the rules of the robot section.
+func (c *RobotConfig) Rules() config.Rules {
+	return config.Rules{
+		"team_name":   config.Text(1, 64).Doc("", "the team's name (the SimSpark team name in simulation)"),
+		"team_number": config.Int(0, 99).Doc("", "the SPL team number"),
+		"player":      config.Int(1, 20).Doc("", "the player number"),
+	}
+}
+
+// Rules returns the rules of the log section.
+func (c *LogConfig) Rules() config.Rules {
+	return config.Rules{
+		"level":  config.OneOf("debug", "info", "warn", "error", "DEBUG", "INFO", "WARN", "ERROR").Doc("", "the least level logged"),
+		"format": config.OneOf("text", "json").Doc("", "the log lines' format"),
+	}
+}
+
+// Rules returns the rules of the metrics section.
+func (c *MetricsConfig) Rules() config.Rules {
+	return config.Rules{
+		"addr":        config.HostPort(true, true).Doc("", "the /metrics and debug listener; empty: `127.0.0.1:<10000 + 100·team + player>`"),
+		"max_streams": config.Int(1, 1000).Doc("", "bounds the debug page's live event streams at a time; more are answered 503"),
+		"allow_hosts": config.Each(config.Host()).Doc("", "host names, besides localhost and the host of addr, that requests may be addressed to"),
+	}
+}
+
+// Rules returns the rules of the sim section: the mode, the backend's
+// (simRules) and the embedded simulator's.
+func (c *SimConfig) Rules() config.Rules {
+	r := config.Rules{
+		"mode": config.OneOf("auto", "server", "embedded", "loopback").Doc("", "auto: a SimSpark server if one listens at host:port, else the embedded simulator; server; embedded; loopback: no simulator"),
+	}
+	r.Add("", simRules())
+	return r.Add("embedded", c.Embedded.Rules())
+}
+
+// Rules returns the rules of the embedded simulator's section.
+func (c *EmbeddedConfig) Rules() config.Rules {
+	return config.Rules{
+		"monitor_port":    config.Port(true).Doc("", "the trainer/monitor port; 0 turns it off"),
+		"cycle":           config.Durations(time.Millisecond, time.Second).Doc("", "the simulation step (10ms like the SPL fork, 20ms like upstream)"),
+		"sync":            config.Bool().Doc("", "runs the simulator as fast as the agents answer instead of in real time"),
+		"seed":            config.Uint().Doc("", "seeds the simulator's noise"),
+		"no_vision_noise": config.Bool().Doc("", "turns the simulator's vision noise off"),
+		"physics":         config.OneOf("kinematic", "ode").Doc("", "the simulator's world model: kinematic, or ode (a build with -tags sim,ode)"),
+	}
+}
+
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	c := Config{
@@ -172,37 +243,10 @@ func (c *Config) identify() {
 func DefaultMetricsPort(team, player int) int { return 10000 + 100*team + player }
 
 // Validate checks the configuration: every setting against its rule
-// (configRules), then what relates settings to each other.
+// (Rules), then what relates settings to each other.
 func (c *Config) Validate() error {
 	if err := config.Check(c, configRules); err != nil {
 		return fmt.Errorf("config: %w", err)
-	}
-	if c.Robot.TeamNumber < 0 || c.Robot.TeamNumber > 99 {
-		return fmt.Errorf("config: robot.team_number %d is outside 0..99", c.Robot.TeamNumber)
-	}
-	if c.Robot.Player < 1 || c.Robot.Player > 20 {
-		return fmt.Errorf("config: robot.player %d is outside 1..20", c.Robot.Player)
-	}
-	if c.Robot.TeamName == "" {
-		return fmt.Errorf("config: robot.team_name is empty")
-	}
-	switch c.Log.Format {
-	case "text", "json":
-	default:
-		return fmt.Errorf("config: log.format %q: want text or json", c.Log.Format)
-	}
-	if _, err := parseLevel(c.Log.Level); err != nil {
-		return err
-	}
-	switch c.Sim.Mode {
-	case "auto", "server", "embedded", "loopback":
-	default:
-		return fmt.Errorf("config: sim.mode %q: want auto, server, embedded or loopback", c.Sim.Mode)
-	}
-	if e := c.Sim.Embedded; e.MonitorPort < 0 || e.MonitorPort > 65535 {
-		return fmt.Errorf("config: sim.embedded.monitor_port %d is outside 0..65535", e.MonitorPort)
-	} else if e.Cycle.D() < time.Millisecond || e.Cycle.D() > time.Second {
-		return fmt.Errorf("config: sim.embedded.cycle %v is outside 1ms..1s", e.Cycle.D())
 	}
 	s := c.SimBackend()
 	if err := s.Validate(); err != nil {

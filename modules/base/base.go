@@ -65,22 +65,27 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate checks the configuration.
-func (c *Config) Validate() error {
-	for _, v := range []struct {
-		name string
-		v    float64
-	}{
-		{"max_speed", float64(c.MaxSpeed)}, {"max_turn", float64(c.MaxTurn)},
-		{"accel", c.Accel}, {"turn_accel", c.TurnAccel},
-		{"target.gain", c.Target.Gain}, {"target.turn_gain", c.Target.TurnGain},
-	} {
-		if !(v.v > 0) || math.IsInf(v.v, 0) {
-			return fmt.Errorf("base: %s %v must be positive", v.name, v.v)
-		}
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within the base section.
+func (c *Config) Rules() config.Rules {
+	return config.Rules{
+		"max_speed":              config.Between(0, 5, true, false).Doc("m/s", "bounds the translation (forward and left together); the backend has limits of its own"),
+		"max_turn":               config.Between(0, 20, true, false).Doc("rad/s", "bounds the rotation"),
+		"accel":                  config.Between(0, 100, true, false).Doc("m/s²", "bounds how fast the commanded translation changes"),
+		"turn_accel":             config.Between(0, 100, true, false).Doc("rad/s²", "bounds how fast the commanded rotation changes"),
+		"target.gain":            config.Between(0, 100, true, false).Doc("1/s", "turns the remaining distance to a target into a speed"),
+		"target.turn_gain":       config.Between(0, 100, true, false).Doc("1/s", "turns the remaining angle to a target into a turn rate"),
+		"target.tolerance":       config.Range(0, 10).Doc("m", "how close to a target counts as arrived"),
+		"target.angle_tolerance": config.Range(0, math.Pi).Doc("rad", "how close to a target's heading counts as arrived"),
+		"push_speed":             config.Range(0, 5).Doc("m/s", "a kick's speed: forward through the ball, turned towards the kick's direction"),
+		"push_time":              config.Durations(0, 10*time.Second).Doc("", "how long a kick drives at push_speed"),
 	}
-	if c.PushSpeed < 0 || c.PushTime < 0 {
-		return fmt.Errorf("base: push_speed %v and push_time %v must not be negative", c.PushSpeed, c.PushTime)
+}
+
+// Validate checks every setting against Rules.
+func (c *Config) Validate() error {
+	if err := config.CheckSection("base", c, c.Rules()); err != nil {
+		return err
 	}
 	return nil
 }

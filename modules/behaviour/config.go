@@ -2,6 +2,7 @@ package behaviour
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/robotd/robotd/config"
@@ -149,18 +150,92 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate checks the configuration.
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within the behaviour section (roles and search
+// included).
+func (c *Config) Rules() config.Rules {
+	return config.Rules{
+		"player":                            config.Int(0, 20).Doc("", "this robot's player number (0: the robot's configuration sets it)"),
+		"get_up":                            config.Bool().Doc("", "enables asking for a get-up after a fall; if false the robot relaxes instead"),
+		"play_without_game_state":           config.Bool().Doc("", "PlayWithoutGameState plays as in PLAYING when neither a GameController nor the backend says what the game state is; otherwise such a robot stands still, as in INITIAL (an SPL robot waits for the referee)"),
+		"walk.speed":                        config.Between(0, 10, true, false).Doc("m/s", "the requested walking speeds (m/s, rad/s)"),
+		"walk.turn_speed":                   config.Between(0, 10, true, false).Doc("rad/s", "the requested walking speeds (m/s, rad/s)"),
+		"walk.side_speed":                   config.Range(0, 10).Doc("m/s", "bounds sideways steps near the target, m/s"),
+		"walk.turn_gain":                    config.Between(0, 100, true, false).Doc("", "turns the heading error (rad) into a turn rate (rad/s)"),
+		"walk.face_distance":                config.Range(0, 100).Doc("m", "FaceDistance: farther than this the robot turns towards the target and walks forwards; nearer it also steps sideways and turns to the target's heading"),
+		"walk.avoid_radius":                 config.Range(0, 10).Doc("m", "how close to a teammate the path may pass"),
+		"walk.camera_height":                config.Range(0, 10).Doc("m", "the camera's height above the ground, for looking at the ball"),
+		"kick.enabled":                      config.Bool().Doc("", "Enabled lets the striker kick; otherwise it stops behind the ball"),
+		"kick.behind":                       config.Between(0, 10, true, false).Doc("m", "how far behind the ball (away from the target) the robot lines up"),
+		"kick.reach.X":                      config.Range(-10, 10).Doc("m", "the ball's nearest distance ahead of the feet for a kick"),
+		"kick.reach.Y":                      config.Range(-10, 10).Doc("m", "the ball's farthest distance ahead of the feet for a kick"),
+		"kick.max_offset":                   config.Range(0, 10).Doc("m", "the ball's largest sideways offset from a foot for a kick (m); FootOffset where a foot's centre is (m)"),
+		"kick.foot_offset":                  config.Range(-1, 1).Doc("m", "the ball's largest sideways offset from a foot for a kick (m); FootOffset where a foot's centre is (m)"),
+		"kick.max_angle":                    config.Range(0, math.Pi).Doc("rad", "the largest angle between the robot's heading and the kick's direction (the kick turns by up to motion's max direction)"),
+		"kick.timeout":                      config.Durations(0, time.Hour).Doc("", "gives up a kick that motion does not start"),
+		"roles.priority":                    config.Each(config.OneOf("goalie", "striker", "defender", "supporter")).Doc("", "Priority lists the roles in the order they are assigned (goalie, striker, defender, supporter by default)"),
+		"roles.goalkeeper":                  config.Int(0, 20).Doc("", "the goalkeeper's player number when the GameController does not say (0: no fixed goalkeeper)"),
+		"roles.goalie_takeover":             config.Bool().Doc("", "gives the goalie role to a field player while the goalkeeper, having played, is penalised or silent"),
+		"roles.change_cost":                 config.Range(0, 1e6).Doc("s", "added to a robot's cost for every role but the one it plays (seconds): the hysteresis"),
+		"roles.position_change_cost":        config.Range(0, 1e6).Doc("s", "added to a robot's cost for every role but the one it plays (seconds): the hysteresis"),
+		"roles.change_ratio":                config.Range(0, 2).Doc("fraction of cost", "ChangeRatio raises a robot's cost for a role it does not play by this share of the cost (0..2): hysteresis relative to the costs, which holds when two robots' costs are nearly equal"),
+		"roles.max_switches":                config.Int(0, 60).Doc("", "how many role switches a robot may make in any minute (0: no limit): a robot that made as many is locked in its role until the oldest is a minute old"),
+		"roles.kick_off":                    config.Bool().Doc("", "gives every robot its kick-off role (KickOffRole) when the team starts to play, instead of keeping the roles it had before"),
+		"roles.fallen_cost":                 config.Range(0, 1e6).Doc("s", "added to a fallen robot's costs (the time to get up)"),
+		"roles.unknown_ball_cost":           config.Range(0, 1e6).Doc("s", "a robot's striker cost when it does not know where the ball is"),
+		"roles.speed":                       config.Between(0, 10, true, false).Doc("m/s", "Speed converts distances into times for the defender and goalie costs, m/s"),
+		"roles.defender_pos.X":              config.Range(-20, 20).Doc("m", "where the defender stands, x in the team's own field frame"),
+		"roles.defender_pos.Y":              config.Range(-20, 20).Doc("m", "where the defender stands, y in the team's own field frame"),
+		"roles.goalie_pos.X":                config.Range(-20, 20).Doc("m", "where the goalie stands, x in the team's own field frame"),
+		"roles.goalie_pos.Y":                config.Range(-20, 20).Doc("m", "where the goalie stands, y in the team's own field frame"),
+		"roles.silent_epochs":               config.Int(1, 10_000).Doc("", "how many epochs without a record from a teammate drop it from the allocation"),
+		"roles.period":                      config.Durations(100*time.Millisecond, time.Hour).Doc("", "the length of an allocation epoch, which is also how often a robot sends its team message: with the SPL's 1200 messages per game of 2 × 10 minutes, 5 robots can send every 5.5 s"),
+		"search.strategy":                   config.OneOf("2016", "2017", "sweep").Doc("", "\"2016\" (eight hard-coded points, table 2.1), \"2017\" (the distributed, probabilistic search of chapter 4) or \"sweep\" (robotd's team sweep: a shared fine belief of where the ball may still be, package search's Sweep)"),
+		"search.reliable_distance":          config.Range(0, 100).Doc("m", "the ball detector's reliable detection distance and Margin the error allowed in estimating it: the 2017 grid's segments are at most ReliableDistance - Margin from their centre to their corners (2.5 m and 0.65 m give the thesis' nine segments)"),
+		"search.margin":                     config.Range(0, 10).Doc("m", "the ball detector's reliable detection distance and Margin the error allowed in estimating it: the 2017 grid's segments are at most ReliableDistance - Margin from their centre to their corners (2.5 m and 0.65 m give the thesis' nine segments)"),
+		"search.components.ball_seen":       config.Durations(0, time.Hour).Doc("", "the time constant with which the segment where the ball is seen takes over the distribution (BallPosComponent)"),
+		"search.components.entropy":         config.Durations(0, time.Hour).Doc("", "the time constant with which the distribution converges to uniform (EntropyComponent)"),
+		"search.components.robot_pos":       config.Durations(0, time.Hour).Doc("", "the time constant with which the robot's own segment loses probability while the robot does not see the ball there (RobotPosComponent)"),
+		"search.components.flip_reset":      config.Bool().Doc("", "FlipReset resets the distribution to uniform on mislocalisation (FlipFilterComponent)"),
+		"search.components.penalised_reset": config.Bool().Doc("", "PenalisedReset resets it while the robot is penalised (PenalisedComponent)"),
+		"search.team.max_age":               config.Durations(0, time.Hour).Doc("", "the age beyond which a teammate's distribution is left out"),
+		"search.travel.speed":               config.Between(0, 10, true, false).Doc("m/s", "the walking speed, m/s; TurnSpeed the turning speed, rad/s"),
+		"search.travel.turn_speed":          config.Between(0, 10, true, false).Doc("rad/s", "the walking speed, m/s; TurnSpeed the turning speed, rad/s"),
+		"search.travel.search":              config.Durations(0, time.Hour).Doc("", "the time spent at a search location (scan and spin), added to every visit so that a segment under the robot's feet does not get an unbounded utility"),
+		"search.arrive":                     config.Between(0, 10, true, false).Doc("m", "how close to a search location counts as there"),
+		"search.walk_timeout":               config.Durations(time.Nanosecond, time.Hour).Doc("", "gives up walking to a location (blocked, or lost)"),
+		"search.scan_time":                  config.Durations(0, time.Hour).Doc("", "how long the head scans at a location (2017), or at a point (2016)"),
+		"search.spin_speed":                 config.Range(0, 10).Doc("rad/s", "the turn rate of the spin at a location (rad/s); 0 skips the spin"),
+		"search.sweep.cell":                 config.Range(0.2, 2).Doc("m", "the belief grid's cell size (m)"),
+		"search.sweep.see_distance":         config.Range(0, 6).Doc("m", "SeeDistance and SeeAngle bound what a robot is taken to have looked at: cells within SeeDistance (m) and within SeeAngle (rad) of its heading (the head scan's amplitude plus half the camera's field of view, a little less for safety); SeeTime is the time constant with which looking at a cell takes its mass"),
+		"search.sweep.see_angle":            config.Range(0, math.Pi).Doc("rad", "SeeDistance and SeeAngle bound what a robot is taken to have looked at: cells within SeeDistance (m) and within SeeAngle (rad) of its heading (the head scan's amplitude plus half the camera's field of view, a little less for safety); SeeTime is the time constant with which looking at a cell takes its mass"),
+		"search.sweep.see_time":             config.Durations(time.Millisecond, time.Minute).Doc("", "SeeDistance and SeeAngle bound what a robot is taken to have looked at: cells within SeeDistance (m) and within SeeAngle (rad) of its heading (the head scan's amplitude plus half the camera's field of view, a little less for safety); SeeTime is the time constant with which looking at a cell takes its mass"),
+		"search.sweep.mate_share":           config.Range(0, 1).Doc("fraction", "the share of a teammate's reported view that counts (its view between messages is interpolated, so less certain)"),
+		"search.sweep.regrow":               config.Durations(time.Millisecond, time.Hour).Doc("", "the time constant with which seen cells grow back to the prior"),
+		"search.sweep.ball_mass":            config.Range(0, 1000).Doc("", "the mass put into the cell where the ball was seen (the prior of a cell is 1)"),
+		"search.sweep.inset":                config.Range(0, 3).Doc("m", "how far inside the lines the outermost viewpoints are, and Spacing the spacing of the viewpoint lattice (m)"),
+		"search.sweep.spacing":              config.Range(0.25, 10).Doc("m", "how far inside the lines the outermost viewpoints are, and Spacing the spacing of the viewpoint lattice (m)"),
+		"search.sweep.look":                 config.Durations(0, time.Minute).Doc("", "the time charged for looking at a viewpoint, added to the walk there; MaxLook bounds the look; Done ends it when the mass left in reach is below this share of what was there on arrival"),
+		"search.sweep.max_look":             config.Durations(time.Millisecond, time.Minute).Doc("", "the time charged for looking at a viewpoint, added to the walk there; MaxLook bounds the look; Done ends it when the mass left in reach is below this share of what was there on arrival"),
+		"search.sweep.done":                 config.Range(0, 1).Doc("fraction", "the time charged for looking at a viewpoint, added to the walk there; MaxLook bounds the look; Done ends it when the mass left in reach is below this share of what was there on arrival"),
+		"search.sweep.claim":                config.Range(0, 1).Doc("fraction", "Claim discounts cells within SeeDistance of a teammate's search target by this share"),
+		"search.sweep.keep":                 config.Range(1, 100).Doc("factor", "Keep: a new viewpoint must beat the current one's utility by this factor to replace it while walking"),
+		"search.sweep.replan":               config.Durations(time.Millisecond, time.Minute).Doc("", "how often a robot walking to a viewpoint chooses again"),
+		"team.ball_age":                     config.Durations(time.Nanosecond, time.Hour).Doc("", "how old a teammate's ball may be for this robot to go for it (the report's age plus its time in transit)"),
+		"team.mate_age":                     config.Durations(time.Nanosecond, time.Hour).Doc("", "how old a teammate's message may be for its position to be avoided and its search target counted"),
+		"team.clock_tolerance":              config.Durations(0, time.Minute).Doc("", "ClockTolerance: when a teammate's clock differs from this robot's by more than this, the team clock follows the lowest-numbered robot (robots in a simulator, or with synchronised clocks, need nothing)"),
+	}
+}
+
+// Validate checks every setting against Rules, then what relates
+// settings: the role priorities, the sweep and the 2017 grid on the SPL
+// field, and the kick's reach.
 func (c *Config) Validate() error {
-	if c.Player < 0 || c.Player > 20 {
-		return fmt.Errorf("behaviour: player %d outside 0..20", c.Player)
+	if err := config.CheckSection("behaviour", c, c.Rules()); err != nil {
+		return err
 	}
 	if err := c.Roles.Validate(); err != nil {
 		return fmt.Errorf("behaviour: %w", err)
-	}
-	switch c.Search.Strategy {
-	case "2016", "2017", "sweep":
-	default:
-		return fmt.Errorf("behaviour: search.strategy %q: want \"2016\", \"2017\" or \"sweep\"", c.Search.Strategy)
 	}
 	if err := c.Search.Sweep.Validate(field.SPL()); err != nil {
 		return fmt.Errorf("behaviour: %w", err)
@@ -168,18 +243,8 @@ func (c *Config) Validate() error {
 	if _, err := search.NewGrid(field.SPL(), c.Search.ReliableDistance-c.Search.Margin); err != nil {
 		return fmt.Errorf("behaviour: search: %w", err)
 	}
-	w := &c.Walk
-	switch {
-	case w.Speed <= 0 || w.TurnSpeed <= 0 || w.SideSpeed < 0 || w.TurnGain <= 0:
-		return fmt.Errorf("behaviour: walk speeds and gain must be positive")
-	case c.Search.Arrive <= 0 || c.Search.ScanTime < 0 || c.Search.SpinSpeed < 0 || c.Search.WalkTimeout <= 0:
-		return fmt.Errorf("behaviour: search arrive, scan_time, spin_speed, walk_timeout out of range")
-	case c.Search.Travel.Speed <= 0 || c.Search.Travel.TurnSpeed <= 0:
-		return fmt.Errorf("behaviour: search.travel speeds must be positive")
-	case c.Kick.Reach.X >= c.Kick.Reach.Y || c.Kick.Behind <= 0:
-		return fmt.Errorf("behaviour: kick reach and behind out of range")
-	case c.Team.BallAge <= 0 || c.Team.MateAge <= 0:
-		return fmt.Errorf("behaviour: team ball_age and mate_age must be positive")
+	if c.Kick.Reach.X >= c.Kick.Reach.Y {
+		return fmt.Errorf("behaviour: kick.reach.X %v is not below kick.reach.Y %v", c.Kick.Reach.X, c.Kick.Reach.Y)
 	}
 	return nil
 }

@@ -253,51 +253,76 @@ func DefaultConfig() Config {
 	}
 }
 
-// Validate checks the configuration: it returns an error naming the first
-// setting out of range. Wire calls it.
-func (c *Config) Validate() error {
-	l, b, tb := &c.Localisation, &c.Ball, &c.TeamBall
-	checks := []struct {
-		ok   bool
-		name string
-	}{
-		{c.FallAngle > 0 && c.FallAngle <= math.Pi, "fall_angle"},
-		{c.Body.FallingAngle > 0, "body.falling_angle"},
-		{c.Body.FallingRate > 0, "body.falling_rate"},
-		{c.Body.UprightAngle > 0 && c.Body.UprightAngle <= min(c.FallAngle, c.Body.FallingAngle),
-			"body.upright_angle (0 < it ≤ fall_angle and falling_angle)"},
-		{c.Body.GroundContactKg > 0, "body.ground_contact_kg"},
-		{c.Body.SonarMaxRange > 0, "body.sonar_max_range"},
-		{c.Body.ChestPressGap > 0, "body.chest_press_gap"},
-		{b.Friction >= 0, "ball.friction"},
-		{b.AccelNoise > 0, "ball.accel_noise"},
-		{b.DistanceNoise >= 0 && b.BearingNoise >= 0 && b.MinNoise > 0, "ball noise (min_noise > 0)"},
-		{b.MaxDistance >= 0, "ball.max_distance"},
-		{b.Gate > 0, "ball.gate"},
-		{b.ReinitAfter >= 1, "ball.reinit_after"},
-		{b.ReinitDistance > 0, "ball.reinit_distance"},
-		{b.LostAfter > 0, "ball.lost_after"},
-		{l.Particles >= 1 && l.Particles <= MaxParticles, "localisation.particles (1..MaxParticles)"},
-		{l.DistanceNoise >= 0 && l.BearingNoise >= 0 && l.MinNoise > 0, "localisation noise (min_noise > 0)"},
-		{l.MaxLandmarkDistance >= 0, "localisation.max_landmark_distance"},
-		{l.OutlierLikelihood > 0 && l.OutlierLikelihood < 1, "localisation.outlier_likelihood (0..1)"},
-		{l.OdometryTransNoise >= 0 && l.OdometryRotNoise >= 0 && l.OdometryDrift >= 0, "localisation odometry noise"},
-		{l.ResampleThreshold > 0 && l.ResampleThreshold <= 1, "localisation.resample_threshold (0..1)"},
-		{l.ResampleJitter >= 0 && l.ResampleHeadingJitter >= 0, "localisation resample jitter"},
-		{l.MaxInjection >= 0 && l.MaxInjection <= 1, "localisation.max_injection (0..1)"},
-		{l.MinCandidateScore >= 0 && l.MinCandidateScore < 1, "localisation.min_candidate_score (0..1)"},
-		{l.BadQuality > 0 && l.BadQuality < l.GoodQuality && l.GoodQuality < 1, "localisation quality (0 < bad < good < 1)"},
-		{l.GoodFrames >= 1 && l.BadFrames >= 1, "localisation good_frames and bad_frames (≥ 1)"},
-		{l.AfterFallHeadingNoise >= 0 && l.AfterFallPositionNoise >= 0 && l.AfterFallRadius > 0 && l.AfterFallWindow >= 0, "localisation after-fall settings"},
-		{tb.MaxAge > 0, "team_ball.max_age"},
-		{tb.MinPoseConfidence >= 0 && tb.MinPoseConfidence <= 1, "team_ball.min_pose_confidence (0..1)"},
-		{tb.MinNoise > 0 && tb.AgeNoise >= 0, "team_ball noise (min_noise > 0)"},
-		{tb.Gate > 0 && tb.Friction >= 0, "team_ball gate and friction"},
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within the perception section.
+func (c *Config) Rules() config.Rules {
+	return config.Rules{
+		"fall_angle":                             config.Between(0, math.Pi, true, false).Doc("rad", "the torso tilt beyond which the robot counts as fallen"),
+		"body.falling_angle":                     config.Between(0, math.Pi, true, false).Doc("rad", "the tilt beyond which a gyro rate of FallingRate or more towards that side counts as a fall under way"),
+		"body.falling_rate":                      config.Between(0, 10, true, false).Doc("rad/s", "the gyro rate towards the side of a tilt beyond falling_angle that counts as a fall under way"),
+		"body.upright_angle":                     config.Between(0, math.Pi, true, false).Doc("rad", "the tilt below which (on both axes) a fallen robot counts as upright again"),
+		"body.ground_contact_kg":                 config.Between(0, 100, true, false).Doc("kg", "the total foot force above which the feet carry the robot; contact is lost below half of it"),
+		"body.sonar_max_range":                   config.Between(0, 10, true, false).Doc("m", "the longest sonar echo reported"),
+		"body.chest_press_gap":                   config.Durations(time.Nanosecond, 10*time.Second).Doc("", "the longest pause between the presses of one chest-button sequence"),
+		"ball.friction":                          config.Range(0, 100).Doc("1/s", "the rate at which a rolling ball slows, 1/s (v decays as exp(-Friction·t))"),
+		"ball.accel_noise":                       config.Between(0, 100, true, false).Doc("m/s²", "the process noise, m/s²"),
+		"ball.distance_noise":                    config.Range(0, 10).Doc("fraction of distance", "an observation's standard deviation along the line of sight, as a fraction of its distance, plus MinNoise"),
+		"ball.bearing_noise":                     config.Range(0, math.Pi).Doc("rad", "an observation's bearing standard deviation"),
+		"ball.min_noise":                         config.Between(0, 10, true, false).Doc("m", "added to both standard deviations"),
+		"ball.max_distance":                      config.Range(0, 100).Doc("m", "ignores ball observations farther away (0: none)"),
+		"ball.gate":                              config.Between(0, 1000, true, false).Doc("squared Mahalanobis distance", "the squared Mahalanobis distance beyond which an observation is rejected"),
+		"ball.reinit_after":                      config.Int(1, 10_000).Doc("", "the number of consecutive rejected observations, each within reinit_distance of the previous one, after which the filter restarts at the latest"),
+		"ball.reinit_distance":                   config.Between(0, 100, true, false).Doc("m", "the distance within which consecutive rejected observations count towards reinit_after"),
+		"ball.lost_after":                        config.Durations(time.Nanosecond, time.Hour).Doc("", "the time unseen after which the ball is lost"),
+		"localisation.particles":                 config.Int(1, MaxParticles).Doc("", "the number of particles, 1 … MaxParticles"),
+		"localisation.initial_own_half":          config.Bool().Doc("", "starts the robot somewhere in its own half (the SPL start and penalty positions); else anywhere on the field"),
+		"localisation.post_ids":                  config.Bool().Doc("", "uses a goal post's ID where the source gives one; false treats every post as ambiguous"),
+		"localisation.distance_noise":            config.Range(0, 10).Doc("fraction of distance", "a landmark observation's standard deviations, as for the ball"),
+		"localisation.bearing_noise":             config.Range(0, math.Pi).Doc("rad", "a landmark observation's standard deviations, as for the ball"),
+		"localisation.min_noise":                 config.Between(0, 10, true, false).Doc("m", "a landmark observation's standard deviations, as for the ball"),
+		"localisation.max_landmark_distance":     config.Range(0, 100).Doc("m", "MaxLandmarkDistance ignores landmarks farther away (0: none)"),
+		"localisation.outlier_likelihood":        config.Between(0, 1, true, true).Doc("fraction", "the least likelihood of one observation, relative to a perfect match: misdetections cost no more than this"),
+		"localisation.odometry_trans_noise":      config.Range(0, 10).Doc("fraction of motion", "odometry's standard deviation as a fraction of the motion; OdometryDrift is the heading noise per metre walked (rad/m)"),
+		"localisation.odometry_rot_noise":        config.Range(0, 10).Doc("fraction of motion", "odometry's standard deviation as a fraction of the motion; OdometryDrift is the heading noise per metre walked (rad/m)"),
+		"localisation.odometry_drift":            config.Range(0, 10).Doc("rad/m", "odometry's standard deviation as a fraction of the motion; OdometryDrift is the heading noise per metre walked (rad/m)"),
+		"localisation.resample_threshold":        config.Between(0, 1, true, false).Doc("fraction", "ResampleThreshold resamples when the effective number of particles falls below this fraction of them"),
+		"localisation.resample_jitter":           config.Range(0, 10).Doc("m", "ResampleJitter and ResampleHeadingJitter spread resampled particles"),
+		"localisation.resample_heading_jitter":   config.Range(0, math.Pi).Doc("rad", "ResampleJitter and ResampleHeadingJitter spread resampled particles"),
+		"localisation.max_injection":             config.Range(0, 1).Doc("fraction", "the largest fraction of particles replaced by hypotheses from landmarks in one frame"),
+		"localisation.min_candidate_score":       config.Between(0, 1, false, true).Doc("fraction", "the least per-observation likelihood of such a hypothesis"),
+		"localisation.good_quality":              config.Between(0, 1, true, true).Doc("fraction", "GoodQuality and BadQuality bound the estimate's per-observation likelihood (geometric mean, 1 for a perfect fit): GoodFrames frames with two landmarks or more at or above GoodQuality make the robot localised; BadFrames such frames in a row below BadQuality make it search again (it was moved): near the lost estimate first, then the whole field"),
+		"localisation.bad_quality":               config.Between(0, 1, true, true).Doc("fraction", "GoodQuality and BadQuality bound the estimate's per-observation likelihood (geometric mean, 1 for a perfect fit): GoodFrames frames with two landmarks or more at or above GoodQuality make the robot localised; BadFrames such frames in a row below BadQuality make it search again (it was moved): near the lost estimate first, then the whole field"),
+		"localisation.good_frames":               config.Int(1, 10_000).Doc("", "GoodQuality and BadQuality bound the estimate's per-observation likelihood (geometric mean, 1 for a perfect fit): GoodFrames frames with two landmarks or more at or above GoodQuality make the robot localised; BadFrames such frames in a row below BadQuality make it search again (it was moved): near the lost estimate first, then the whole field"),
+		"localisation.bad_frames":                config.Int(1, 10_000).Doc("", "GoodQuality and BadQuality bound the estimate's per-observation likelihood (geometric mean, 1 for a perfect fit): GoodFrames frames with two landmarks or more at or above GoodQuality make the robot localised; BadFrames such frames in a row below BadQuality make it search again (it was moved): near the lost estimate first, then the whole field"),
+		"localisation.after_fall_heading_noise":  config.Range(0, math.Pi).Doc("rad", "After getting up from a fall, every particle gets AfterFallHeadingNoise and AfterFallPositionNoise, and for AfterFallWindow hypotheses within AfterFallRadius of the estimate (any heading) are injected"),
+		"localisation.after_fall_position_noise": config.Range(0, 10).Doc("m", "After getting up from a fall, every particle gets AfterFallHeadingNoise and AfterFallPositionNoise, and for AfterFallWindow hypotheses within AfterFallRadius of the estimate (any heading) are injected"),
+		"localisation.after_fall_radius":         config.Between(0, 100, true, false).Doc("m", "After getting up from a fall, every particle gets AfterFallHeadingNoise and AfterFallPositionNoise, and for AfterFallWindow hypotheses within AfterFallRadius of the estimate (any heading) are injected"),
+		"localisation.after_fall_window":         config.Durations(0, time.Hour).Doc("", "After getting up from a fall, every particle gets AfterFallHeadingNoise and AfterFallPositionNoise, and for AfterFallWindow hypotheses within AfterFallRadius of the estimate (any heading) are injected"),
+		"team_ball.max_age":                      config.Durations(time.Nanosecond, time.Hour).Doc("", "the age beyond which a report is left out"),
+		"team_ball.min_pose_confidence":          config.Range(0, 1).Doc("fraction", "the least pose confidence of a reporter"),
+		"team_ball.min_noise":                    config.Between(0, 10, true, false).Doc("m", "added to every report's standard deviation"),
+		"team_ball.age_noise":                    config.Range(0, 100).Doc("m/s", "the growth of a report's standard deviation with its age, m/s"),
+		"team_ball.gate":                         config.Between(0, 1000, true, false).Doc("squared Mahalanobis distance", "the squared Mahalanobis distance within which two reports agree"),
+		"team_ball.friction":                     config.Range(0, 100).Doc("1/s", "the ball's rolling friction for predicting reports, 1/s"),
+		"ground_truth_pose":                      config.Bool().Doc("", "GroundTruthPose publishes the simulator's true pose instead of the localisation's (sim only; the filter keeps running)"),
+		"ground_truth_ball":                      config.Bool().Doc("", "GroundTruthBall publishes the simulator's true ball instead of the ball model's (sim only)"),
+		"base_odometry":                          config.Bool().Doc("", "BaseOdometry takes odometry from an omnidirectional base's integrated odometry (hal.BaseState) instead of motion's state"),
+		"seed":                                   config.Uint().Doc("", "Seed seeds the random generator of the particle filter"),
 	}
-	for _, ch := range checks {
-		if !ch.ok {
-			return fmt.Errorf("perception: config: %s is out of range", ch.name)
-		}
+}
+
+// Validate checks the configuration: every setting against Rules, then
+// upright_angle against the fall angles and bad_quality against
+// good_quality. Wire calls it.
+func (c *Config) Validate() error {
+	if err := config.CheckSection("perception", c, c.Rules()); err != nil {
+		return fmt.Errorf("perception: config: %w", err)
+	}
+	if c.Body.UprightAngle > min(c.FallAngle, c.Body.FallingAngle) {
+		return fmt.Errorf("perception: config: body.upright_angle %v is above fall_angle or body.falling_angle", c.Body.UprightAngle)
+	}
+	if l := &c.Localisation; l.BadQuality >= l.GoodQuality {
+		return fmt.Errorf("perception: config: localisation.bad_quality %v is not below good_quality %v", l.BadQuality, l.GoodQuality)
 	}
 	return nil
 }

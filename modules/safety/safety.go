@@ -109,51 +109,45 @@ const (
 	maxHold = 10 * time.Minute
 )
 
-// Validate checks the ranges; errors name the key.
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within the safety section.
+func (c *Config) Rules() config.Rules {
+	return config.Rules{
+		"hot_temperature":      config.Between(20, 120, true, false).Doc("°C", "the temperature that makes a joint hot; it cools again below hot_temperature − hysteresis"),
+		"hysteresis":           config.Range(0, 50).Doc("°C", "how far below hot_temperature a hot joint cools again"),
+		"hot_status":           config.Int(1, 3).Doc("", "the joint status (LoLA's 0 … 3) that makes a joint hot"),
+		"critical_temperature": config.Range(20, 150).Doc("°C", "the temperature (or status 3) that takes a joint's stiffness; at least hot_temperature"),
+		"hot_stiffness":        config.Range(0, 1).Doc("fraction", "the most stiffness a hot joint gets"),
+		"max_current":          config.Range(0.01, 10).Doc("A", "a joint current that, held for current_ticks ticks in a row, makes the joint hot (pushing against something)"),
+		"current_ticks":        config.Int(1, 100_000).Doc("", "how many ticks in a row max_current must hold to make a joint hot"),
+		"low_battery":          config.Range(0, 1).Doc("fraction of charge", "the charge below which the robot sits down unless it charges"),
+		"battery_hysteresis":   config.Range(0, 1).Doc("fraction of charge", "how far above low_battery the robot stands up again"),
+		"fall_stiffness":       config.Range(0, 1).Doc("fraction", "every joint's stiffness while falling"),
+		"log_every":            config.Durations(0, time.Hour).Doc("", "bounds the log lines of one kind of action (tick time)"),
+		"cool_hold":            config.Durations(minHold, maxHold).Doc("", "how long a joint's readings must stay below its level (hot or critical) before its stiffness cap rises"),
+		"min_temperature":      config.Range(-50, 50).Doc("°C", "the lowest plausible joint temperature; a reading below it is ignored"),
+		"max_temperature":      config.Range(20, 500).Doc("°C", "the highest plausible joint temperature, above critical_temperature; a reading above it is ignored"),
+		"max_cooling_rate":     config.Range(0.01, 1000).Doc("°C/s", "the fastest a joint's temperature is believed to fall (a reading far below the last ones keeps the joint hot)"),
+		"resume_hold":          config.Durations(minHold, maxHold).Doc("", "how long the head's three pads must be touched together to end a safe stop"),
+		"battery_hold":         config.Durations(minHold, maxHold).Doc("", "how long the battery must read charging (or charged above the band) without a break to count"),
+	}
+}
+
+// Validate checks every setting against Rules, then the temperatures
+// against each other; errors name the key.
 func (c *Config) Validate() error {
 	var errs []error
-	if c.HotTemperature <= 20 || c.HotTemperature > 120 {
-		errs = append(errs, fmt.Errorf("safety.hot_temperature: %v °C outside 20..120", c.HotTemperature))
+	if err := config.CheckSection("safety", c, c.Rules()); err != nil {
+		errs = append(errs, err)
 	}
 	if c.CriticalTemperature < c.HotTemperature {
 		errs = append(errs, fmt.Errorf("safety.critical_temperature: %v °C below hot_temperature %v", c.CriticalTemperature, c.HotTemperature))
 	}
-	if c.Hysteresis < 0 || c.BatteryHysteresis < 0 {
-		errs = append(errs, errors.New("safety.hysteresis, battery_hysteresis: negative"))
-	}
-	if c.HotStatus < 1 || c.HotStatus > 3 {
-		errs = append(errs, fmt.Errorf("safety.hot_status: %d outside 1..3", c.HotStatus))
-	}
-	for _, v := range []struct {
-		name string
-		v    float64
-	}{{"hot_stiffness", c.HotStiffness}, {"fall_stiffness", c.FallStiffness}, {"low_battery", c.LowBattery}} {
-		if v.v < 0 || v.v > 1 {
-			errs = append(errs, fmt.Errorf("safety.%s: %v outside 0..1", v.name, v.v))
-		}
-	}
-	if c.MaxCurrent <= 0 || c.CurrentTicks < 1 {
-		errs = append(errs, fmt.Errorf("safety.max_current, current_ticks: %v A, %d ticks; want both positive", c.MaxCurrent, c.CurrentTicks))
-	}
-	for _, h := range []struct {
-		name string
-		d    config.Duration
-	}{{"cool_hold", c.CoolHold}, {"resume_hold", c.ResumeHold}, {"battery_hold", c.BatteryHold}} {
-		if h.d.D() < minHold || h.d.D() > maxHold {
-			errs = append(errs, fmt.Errorf("safety.%s: %v outside %v..%v", h.name, h.d.D(), minHold, maxHold))
-		}
-	}
-	if !(c.MinTemperature >= -50 && c.MinTemperature <= 50) {
-		errs = append(errs, fmt.Errorf("safety.min_temperature: %v °C outside -50..50", c.MinTemperature))
-	}
-	if !(c.MaxTemperature > c.CriticalTemperature && c.MaxTemperature <= 500) {
+	if !(c.MaxTemperature > c.CriticalTemperature) {
 		errs = append(errs, fmt.Errorf("safety.max_temperature: %v °C; want above critical_temperature %v, at most 500", c.MaxTemperature, c.CriticalTemperature))
 	}
 	if !(c.MinTemperature < c.HotTemperature-c.Hysteresis) {
 		errs = append(errs, fmt.Errorf("safety.min_temperature: %v °C; want below hot_temperature-hysteresis %v, or no joint cools", c.MinTemperature, c.HotTemperature-c.Hysteresis))
-	}
-	if !(c.MaxCoolingRate >= 0.01 && c.MaxCoolingRate <= 1000) {
-		errs = append(errs, fmt.Errorf("safety.max_cooling_rate: %v °C/s outside 0.01..1000", c.MaxCoolingRate))
 	}
 	return errors.Join(errs...)
 }

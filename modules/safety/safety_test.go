@@ -331,7 +331,7 @@ func TestConfigValidate(t *testing.T) {
 		{"status", func(c *safety.Config) { c.HotStatus = 4 }, "safety.hot_status"},
 		{"stiffness", func(c *safety.Config) { c.HotStiffness = 2 }, "safety.hot_stiffness"},
 		{"battery", func(c *safety.Config) { c.LowBattery = -1 }, "safety.low_battery"},
-		{"current", func(c *safety.Config) { c.CurrentTicks = 0 }, "safety.max_current"},
+		{"current", func(c *safety.Config) { c.CurrentTicks = 0 }, "safety.current_ticks"},
 		{"cool hold", func(c *safety.Config) { c.CoolHold = 0 }, "safety.cool_hold"},
 		{"resume hold", func(c *safety.Config) { c.ResumeHold = config.Duration(time.Hour) }, "safety.resume_hold"},
 		{"battery hold", func(c *safety.Config) { c.BatteryHold = config.Duration(50 * time.Millisecond) }, "safety.battery_hold"},

@@ -44,6 +44,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/field"
 	"github.com/robotd/robotd/hal"
 )
@@ -246,65 +247,57 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Validate reports the first field out of its range.
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within the vision section.
+func (c Config) Rules() config.Rules {
+	return config.Rules{
+		"max_width":            config.Int(16, 4096).Doc("px", "the widest frame Process accepts (even); buffers are sized for it"),
+		"max_height":           config.Int(16, 4096).Doc("px", "the highest frame Process accepts; buffers are sized for it"),
+		"column_spacing":       config.Int(1, 32).Doc("px", "the distance of the densest vertical scan lines, px"),
+		"field_sample_step":    config.Int(2, 64).Doc("px", "the spacing of the grid that estimates the field colour, px"),
+		"field_green_ratio":    config.Between(0, 1, true, true).Doc("fraction", "the fraction of the field colour's saturation (its chroma distance from grey, along the same hue) a pixel needs to count as field"),
+		"min_field_saturation": config.Range(1, 100).Doc("", "the least chroma distance from grey the estimated field colour must have; below it the image shows no field"),
+		"min_white_contrast":   config.Range(1, 200).Doc("", "the least luma above the field's mean for white"),
+		"line_width":           config.Between(0.005, 0.5, true, false).Doc("m", "the width of the field lines"),
+		"max_distance":         config.Range(1, 50).Doc("m", "bounds what is reported, m"),
+		"max_ball_distance":    config.Range(0.3, 50).Doc("m", "bounds the balls reported, m (at most MaxDistance takes effect): a detector's reliable ball distance, such as the 2.5 m of the simulator's detected observations (sim.vision.reliable_ball_distance)"),
+		"ransac_iterations":    config.Int(1, 10_000).Doc("", "the number of hypotheses per RANSAC model"),
+		"max_lines":            config.Int(1, maxLines).Doc("", "bounds the line segments per frame"),
+		"min_line_points":      config.Int(2, 100).Doc("", "the least support of a segment"),
+		"min_line_length":      config.Between(0, 10, true, false).Doc("m", "the shortest line segment reported"),
+		"line_tolerance":       config.Between(0, 1, true, false).Doc("m", "the inlier distance of line and circle points at the robot"),
+		"line_tolerance_slope": config.Range(0, 1).Doc("fraction", "how much the inlier distance grows per metre of distance"),
+		"min_circle_points":    config.Int(4, 200).Doc("", "the least support of the centre circle"),
+		"ball_size_tolerance":  config.Between(0, 1, true, true).Doc("fraction", "the relative deviation of a ball's radius in the image from the projected one that is still accepted"),
+		"max_ball_candidates":  config.Int(1, maxBallCandidates).Doc("", "bounds the ball spots kept per frame (the best ranked)"),
+		"max_ball_checks":      config.Int(1, maxBallCandidates).Doc("", "bounds the spots the ball network checks per frame, best ranked first"),
+		"ball_score":           config.Between(0, 1, true, true).Doc("fraction", "the least ball probability of the network for a ball"),
+		"sure_ball_score":      config.Range(0, 1).Doc("fraction", "the ball probability at or above which a ball is sure (at least ball_score)"),
+		"robot_ball_score":     config.Range(0, 1).Doc("fraction", "the ball probability a ball on or next to a robot needs (at least ball_score)"),
+		"penalty_mark_score":   config.Between(0, 1, true, false).Doc("fraction", "the least penalty mark probability for a mark (B-Human's penaltyThreshold)"),
+		"max_balls":            config.Int(1, maxBalls).Doc("", "bounds the balls reported per frame, the most probable"),
+		"pixel_sigma":          config.Between(0, 50, true, false).Doc("px", "the one-sigma pixel error behind the reported uncertainty"),
+	}
+}
+
+// Validate checks every setting against Rules, then what Rules cannot
+// say: an even width, the field's ball and centre circle radii and the
+// scores above ball_score. It reports the first error.
 func (c Config) Validate() error {
+	if err := config.CheckSection("vision", c, c.Rules()); err != nil {
+		return fmt.Errorf("vision config: %w", err)
+	}
 	switch {
-	case c.MaxWidth < 16 || c.MaxWidth > 4096 || c.MaxWidth%2 != 0:
+	case c.MaxWidth%2 != 0:
 		return fmt.Errorf("vision config: max_width %d not even in [16, 4096]", c.MaxWidth)
-	case c.MaxHeight < 16 || c.MaxHeight > 4096:
-		return fmt.Errorf("vision config: max_height %d not in [16, 4096]", c.MaxHeight)
-	case c.ColumnSpacing < 1 || c.ColumnSpacing > 32:
-		return fmt.Errorf("vision config: column_spacing %d not in [1, 32]", c.ColumnSpacing)
-	case c.FieldSampleStep < 2 || c.FieldSampleStep > 64:
-		return fmt.Errorf("vision config: field_sample_step %d not in [2, 64]", c.FieldSampleStep)
-	case c.FieldGreenRatio <= 0 || c.FieldGreenRatio >= 1:
-		return fmt.Errorf("vision config: field_green_ratio %g not in (0, 1)", c.FieldGreenRatio)
-	case c.MinFieldSaturation < 1 || c.MinFieldSaturation > 100:
-		return fmt.Errorf("vision config: min_field_saturation %g not in [1, 100]", c.MinFieldSaturation)
-	case c.MinWhiteContrast < 1 || c.MinWhiteContrast > 200:
-		return fmt.Errorf("vision config: min_white_contrast %g not in [1, 200]", c.MinWhiteContrast)
 	case c.Field.BallRadius <= 0.01 || c.Field.BallRadius > 0.5:
 		return fmt.Errorf("vision config: ball radius %g m not in (0.01, 0.5]", c.Field.BallRadius)
 	case c.Field.CentreCircleRadius <= 0.1 || c.Field.CentreCircleRadius > 5:
 		return fmt.Errorf("vision config: centre circle radius %g m not in (0.1, 5]", c.Field.CentreCircleRadius)
-	case c.LineWidth <= 0.005 || c.LineWidth > 0.5:
-		return fmt.Errorf("vision config: line_width %g m not in (0.005, 0.5]", c.LineWidth)
-	case c.MaxDistance < 1 || c.MaxDistance > 50:
-		return fmt.Errorf("vision config: max_distance %g m not in [1, 50]", c.MaxDistance)
-	case c.MaxBallDistance < 0.3 || c.MaxBallDistance > 50:
-		return fmt.Errorf("vision config: max_ball_distance %g m not in [0.3, 50]", c.MaxBallDistance)
-	case c.RansacIterations < 1 || c.RansacIterations > 10000:
-		return fmt.Errorf("vision config: ransac_iterations %d not in [1, 10000]", c.RansacIterations)
-	case c.MaxLines < 1 || c.MaxLines > maxLines:
-		return fmt.Errorf("vision config: max_lines %d not in [1, %d]", c.MaxLines, maxLines)
-	case c.MinLinePoints < 2 || c.MinLinePoints > 100:
-		return fmt.Errorf("vision config: min_line_points %d not in [2, 100]", c.MinLinePoints)
-	case c.MinLineLength <= 0 || c.MinLineLength > 10:
-		return fmt.Errorf("vision config: min_line_length %g m not in (0, 10]", c.MinLineLength)
-	case c.LineTolerance <= 0 || c.LineTolerance > 1:
-		return fmt.Errorf("vision config: line_tolerance %g m not in (0, 1]", c.LineTolerance)
-	case c.LineToleranceSlope < 0 || c.LineToleranceSlope > 1:
-		return fmt.Errorf("vision config: line_tolerance_slope %g not in [0, 1]", c.LineToleranceSlope)
-	case c.MinCirclePoints < 4 || c.MinCirclePoints > 200:
-		return fmt.Errorf("vision config: min_circle_points %d not in [4, 200]", c.MinCirclePoints)
-	case c.BallSizeTolerance <= 0 || c.BallSizeTolerance >= 1:
-		return fmt.Errorf("vision config: ball_size_tolerance %g not in (0, 1)", c.BallSizeTolerance)
-	case c.MaxBallCandidates < 1 || c.MaxBallCandidates > maxBallCandidates:
-		return fmt.Errorf("vision config: max_ball_candidates %d not in [1, %d]", c.MaxBallCandidates, maxBallCandidates)
-	case c.MaxBallChecks < 1 || c.MaxBallChecks > maxBallCandidates:
-		return fmt.Errorf("vision config: max_ball_checks %d not in [1, %d]", c.MaxBallChecks, maxBallCandidates)
-	case c.BallScore <= 0 || c.BallScore >= 1:
-		return fmt.Errorf("vision config: ball_score %g not in (0, 1)", c.BallScore)
-	case c.SureBallScore < c.BallScore || c.SureBallScore > 1:
+	case c.SureBallScore < c.BallScore:
 		return fmt.Errorf("vision config: sure_ball_score %g not in [ball_score %g, 1]", c.SureBallScore, c.BallScore)
-	case c.RobotBallScore < c.BallScore || c.RobotBallScore > 1:
+	case c.RobotBallScore < c.BallScore:
 		return fmt.Errorf("vision config: robot_ball_score %g not in [ball_score %g, 1]", c.RobotBallScore, c.BallScore)
-	case c.PenaltyMarkScore <= 0 || c.PenaltyMarkScore > 1:
-		return fmt.Errorf("vision config: penalty_mark_score %g not in (0, 1]", c.PenaltyMarkScore)
-	case c.MaxBalls < 1 || c.MaxBalls > maxBalls:
-		return fmt.Errorf("vision config: max_balls %d not in [1, %d]", c.MaxBalls, maxBalls)
-	case c.PixelSigma <= 0 || c.PixelSigma > 50:
-		return fmt.Errorf("vision config: pixel_sigma %g not in (0, 50]", c.PixelSigma)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package gamecontroller
 
 import (
-	"fmt"
 	"net"
 	"time"
 
@@ -35,18 +34,24 @@ func DefaultScriptConfig() ScriptConfig {
 		Set: config.Duration(3 * time.Second), OurKickOff: true}
 }
 
-// Validate checks the phases' lengths and the goalkeeper's number.
-func (c *ScriptConfig) Validate() error {
-	for _, d := range []struct {
-		key string
-		v   config.Duration
-	}{{"initial", c.Initial}, {"ready", c.Ready}, {"set", c.Set}} {
-		if d.v < 0 || d.v.D() > 10*time.Minute {
-			return fmt.Errorf("gamecontroller.simulated.%s: %v is outside [0, 10m]", d.key, d.v.D())
-		}
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within the simulated GameController's section.
+func (c *ScriptConfig) Rules() config.Rules {
+	return config.Rules{
+		"enabled":      config.Bool().Doc("", "replaces the GameController's UDP packets by this script (the sim build turns it on)"),
+		"initial":      config.Durations(0, 10*time.Minute).Doc("", "how long INITIAL lasts"),
+		"ready":        config.Durations(0, 10*time.Minute).Doc("", "how long READY lasts"),
+		"set":          config.Durations(0, 10*time.Minute).Doc("", "how long SET lasts; PLAYING follows for the rest of the half"),
+		"our_kick_off": config.Bool().Doc("", "our team kicks off"),
+		"goalkeeper":   config.Int(0, MaxPlayers).Doc("", "our goalkeeper's player number; 0: the team plays without one"),
 	}
-	if c.Goalkeeper < 0 || c.Goalkeeper > MaxPlayers {
-		return fmt.Errorf("gamecontroller.simulated.goalkeeper: %d is outside [0, %d]", c.Goalkeeper, MaxPlayers)
+}
+
+// Validate checks the phases' lengths and the goalkeeper's number
+// against Rules.
+func (c *ScriptConfig) Validate() error {
+	if err := config.CheckSection("gamecontroller.simulated", c, c.Rules()); err != nil {
+		return err
 	}
 	return nil
 }

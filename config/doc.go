@@ -55,7 +55,7 @@ func WriteDoc(w io.Writer, cfg any, rules Rules) error {
 			if unit == "" {
 				unit = "—"
 			}
-			fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s |\n", full, def, cell(r.Allowed()), cell(unit), cell(r.Meaning()))
+			fmt.Fprintf(&b, "| `%s` | `%s` | %s | %s | %s |\n", full, cell(string(def)), cell(r.Allowed()), cell(unit), cell(r.Meaning()))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

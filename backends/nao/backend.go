@@ -25,6 +25,7 @@ import (
 
 	"github.com/tinylib/msgp/msgp"
 
+	"github.com/robotd/robotd/backends/pacing"
 	"github.com/robotd/robotd/backends/v4l2"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/body"
@@ -83,23 +84,18 @@ type Backend struct {
 	cancel  context.CancelFunc
 	done    chan struct{}
 	events  chan event
-	frames  chan *frame // the newest unread sensor map
-	free    chan *frame // idle buffers
-	rbuf    []byte      // the connection goroutine's read buffer
-	t0      time.Time
+	frames  chan *frame   // the newest unread sensor map
+	free    chan *frame   // idle buffers
+	rbuf    []byte        // the connection goroutine's read buffer
+	pace    *pacing.Pacer // the link's state and the ticks' pacing and time
 	started bool
 	closed  bool
 
 	conn        *net.UnixConn // the runner's view; nil while down
 	gen         uint64
-	live        bool // a map arrived on conn
-	stalled     bool // live, but silent for ReadTimeout
 	everLive    bool
-	lastPkt     time.Time
-	connWall    time.Time     // when conn was made
 	connectedAt time.Duration // tick time the stiffness ramp starts from
 	replyDue    bool          // the last map awaits its answer
-	timer       *time.Timer
 
 	sensors lola.Sensors
 	good    lola.Sensors // the last sensor map that decoded and was plausible
@@ -115,11 +111,9 @@ type Backend struct {
 	safe  bool // SafeState was called: never stiff again
 	chest chestGesture
 
-	seq      uint64
-	last     time.Duration // Time of the last tick
-	lastWall time.Time     // when the last tick was returned
-	logAt    time.Duration
-	quiet    int
+	seq   uint64
+	logAt time.Duration
+	quiet int
 
 	rejectLogAt time.Time
 	rejectQuiet int
@@ -134,6 +128,9 @@ type Options struct {
 	// Cameras are the cameras' models, calibration applied; a zero
 	// CameraInfo is the nominal NAO v6 camera (body.NAOCamera).
 	Cameras [hal.NumCameras]hal.CameraInfo
+	// Clock is the backend's wall clock: tick time since start, the
+	// ticks' pacing and the link's timeouts (nil: the system's).
+	Clock pacing.Clock
 }
 
 // New returns a backend for cfg. It does not connect: the first Next
@@ -159,7 +156,7 @@ func NewWithOptions(cfg Config, log *slog.Logger, opts Options) (*Backend, error
 		frames: make(chan *frame, 1),
 		free:   make(chan *frame, numFrames),
 		rbuf:   make([]byte, 2*cfg.MaxPacket),
-		timer:  time.NewTimer(time.Hour),
+		pace:   pacing.NewPacer(cfg.Link, cfg.DeadTimeout.D(), opts.Clock),
 		wbuf:   make([]byte, 0, lola.ActuatorPacketSize),
 		chest:  chestGesture{n: cfg.ChestPresses, window: cfg.ChestWindow.D()},
 	}
@@ -173,7 +170,6 @@ func NewWithOptions(cfg Config, log *slog.Logger, opts Options) (*Backend, error
 		return nil, fmt.Errorf("nao: cameras: %w", err)
 	}
 	b.cams = cams
-	b.timer.Stop()
 	for range numFrames {
 		b.free <- &frame{buf: make([]byte, cfg.MaxPacket)}
 	}
@@ -205,10 +201,10 @@ func (b *Backend) start() {
 		return
 	}
 	b.started = true
-	b.t0 = time.Now()
-	b.lastWall = b.t0
+	t0 := b.pace.Now()
+	b.pace.Start(t0)
 	go b.run()
-	b.cams.Start(b.ctx, v4l2.MonotonicClock(b.t0))
+	b.cams.Start(b.ctx, v4l2.MonotonicClock(t0))
 }
 
 // run is the connection goroutine: dial, read maps until the connection
@@ -216,7 +212,7 @@ func (b *Backend) start() {
 func (b *Backend) run() {
 	defer close(b.done)
 	l := reconnect.Loop[*net.UnixConn]{
-		Backoff: reconnect.Backoff{Min: b.cfg.BackoffMin.D(), Max: b.cfg.BackoffMax.D()},
+		Backoff: b.cfg.Backoff(),
 		Dial: func(ctx context.Context) (*net.UnixConn, error) {
 			var d net.Dialer
 			c, err := d.DialContext(ctx, "unix", b.cfg.Socket)
@@ -287,7 +283,7 @@ func (b *Backend) deliver(ctx context.Context, gen uint64, msg []byte) bool {
 	case <-ctx.Done():
 		return false
 	}
-	f.gen, f.at, f.n = gen, time.Since(b.t0), copy(f.buf, msg)
+	f.gen, f.at, f.n = gen, b.pace.Since(), copy(f.buf, msg)
 	for {
 		select {
 		case b.frames <- f:
@@ -335,28 +331,18 @@ func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
 			return b.connectedTick(at), nil
 		default:
 		}
-		pace := b.lastWall.Add(b.cfg.Period.D())
-		var deadline time.Time
-		switch {
-		case b.live && !b.stalled:
-			deadline = b.lastPkt.Add(b.cfg.ReadTimeout.D())
-		case b.live:
-			deadline = minTime(pace, b.lastPkt.Add(b.cfg.DeadTimeout.D()))
-		case b.conn != nil:
-			deadline = minTime(pace, b.connWall.Add(b.cfg.DeadTimeout.D()))
-		default:
-			deadline = pace
-		}
-		b.timer.Reset(time.Until(deadline))
+		// ReadTimeout counts from the last map: LoLA's maps are read as they
+		// come, and what arrived during a slow tick was taken above.
+		timeout := b.pace.Wait(b.pace.Deadline(b.pace.Heard()))
 		select {
 		case <-ctx.Done():
-			b.timer.Stop()
+			b.pace.Disarm()
 			return hal.Tick{}, ctx.Err()
 		case ev := <-b.events:
-			b.timer.Stop()
+			b.pace.Disarm()
 			b.handle(ev)
 		case f := <-b.frames:
-			b.timer.Stop()
+			b.pace.Disarm()
 			at, ok := b.take(f)
 			if !ok {
 				continue
@@ -365,32 +351,24 @@ func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
 				return hal.Tick{}, err
 			}
 			return b.connectedTick(at), nil
-		case <-b.timer.C:
-			now := time.Now()
-			switch {
-			case b.live && !b.stalled:
-				b.stalled = true
+		case <-timeout:
+			now := b.pace.Now()
+			switch b.pace.Expire(now) {
+			case pacing.Stalled:
 				b.c.stalls.Add(1)
-				b.log.Warn("LoLA is silent; stiffness 0 sent, ticking without it", "after", now.Sub(b.lastPkt).Round(time.Millisecond))
+				b.log.Warn("LoLA is silent; stiffness 0 sent, ticking without it", "after", now.Sub(b.pace.Heard()).Round(time.Millisecond))
 				_ = b.send(command{limp: true}) // best effort: LoLA reads it if it comes back
 				return b.idleTick(now), nil
-			case b.live && now.Sub(b.lastPkt) >= b.cfg.DeadTimeout.D():
+			case pacing.Dead:
 				b.drop(fmt.Errorf("nao: no sensor map from %s for %v: %w", b.cfg.Socket, b.cfg.DeadTimeout.D(), errSilent))
-			case !b.live && b.conn != nil && now.Sub(b.connWall) >= b.cfg.DeadTimeout.D():
+			case pacing.NoFirst:
 				b.drop(fmt.Errorf("nao: no first sensor map from %s within %v: %w", b.cfg.Socket, b.cfg.DeadTimeout.D(), errSilent))
 			}
-			if !now.Before(pace) {
+			if b.pace.Due(now) {
 				return b.idleTick(now), nil
 			}
 		}
 	}
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
 
 // handle applies a connection event.
@@ -401,8 +379,8 @@ func (b *Backend) handle(ev event) {
 			b.conn.Close()
 		}
 		b.conn, b.gen = ev.conn, ev.gen
-		b.connWall = time.Now()
-		b.live, b.stalled, b.replyDue = false, false, false
+		b.pace.Opened(b.pace.Now())
+		b.replyDue = false
 		b.log.Debug("connected to LoLA's socket")
 	case evLost:
 		if ev.gen == b.gen && b.conn != nil {
@@ -451,38 +429,31 @@ func (b *Backend) reject(err error) {
 // drop gives up the current connection after err.
 func (b *Backend) drop(err error) {
 	b.c.lost.Add(1)
-	if b.live {
+	if b.pace.IsLive() {
 		b.log.Warn("lost LoLA", "err", err)
 	} else {
 		b.log.Info("LoLA connection failed", "err", err)
 	}
 	b.conn.Close() // ends the connection goroutine's read
-	b.conn, b.live, b.stalled, b.replyDue = nil, false, false, false
+	b.conn, b.replyDue = nil, false
+	b.pace.Lost()
 }
 
 // malformed counts and (at most once per second of tick time) logs a map
 // that did not decode, which is skipped.
 func (b *Backend) malformed(err error) {
 	b.c.malformed.Add(1)
-	if b.last >= b.logAt {
+	if last := b.pace.Last(); last >= b.logAt {
 		b.log.Warn("skipping a malformed LoLA sensor map", "err", err, "suppressed", b.quiet)
-		b.logAt, b.quiet = b.last+time.Second, 0
+		b.logAt, b.quiet = last+time.Second, 0
 	} else {
 		b.quiet++
 	}
 }
 
-func (b *Backend) tickTime(t time.Duration) time.Duration {
-	if b.seq > 0 && t <= b.last {
-		t = b.last + time.Microsecond
-	}
-	return t
-}
-
 func (b *Backend) connectedTick(at time.Duration) hal.Tick {
-	t := b.tickTime(at)
-	if !b.live {
-		b.live = true
+	t := b.pace.Monotonic(at)
+	if b.pace.Live() {
 		b.connectedAt = t
 		if b.everLive {
 			b.c.reconnect.Add(1)
@@ -496,8 +467,7 @@ func (b *Backend) connectedTick(at time.Duration) hal.Tick {
 		}
 		b.everLive = true
 	}
-	if b.stalled {
-		b.stalled = false
+	if b.pace.Recover() {
 		b.connectedAt = t
 		b.log.Info("LoLA is back")
 	}
@@ -518,23 +488,24 @@ func (b *Backend) connectedTick(at time.Duration) hal.Tick {
 	}
 	b.replyDue = true
 	b.seq++
-	b.last, b.lastWall = t, time.Now()
-	b.lastPkt = b.lastWall
-	return hal.Tick{Seq: b.seq, Time: t, Period: b.cfg.Period.D(), Connected: true}
+	now := b.pace.Now()
+	b.pace.Ticked(t, now)
+	b.pace.Hear(now)
+	return hal.Tick{Seq: b.seq, Time: t, Period: b.pace.Period(), Connected: true}
 }
 
 func (b *Backend) idleTick(now time.Time) hal.Tick {
 	b.seq++
-	b.last = b.tickTime(now.Sub(b.t0))
-	b.lastWall = now
-	return hal.Tick{Seq: b.seq, Time: b.last, Period: b.cfg.Period.D(), Connected: false}
+	t := b.pace.Monotonic(b.pace.At(now))
+	b.pace.Ticked(t, now)
+	return hal.Tick{Seq: b.seq, Time: t, Period: b.pace.Period(), Connected: false}
 }
 
 // commandState is what the next map carries.
 func (b *Backend) commandState() command {
 	c := command{limp: b.limp || b.safe || !b.haveCmd, stiffnessCap: 1}
 	if r := b.cfg.StiffnessRamp.D(); r > 0 {
-		c.stiffnessCap = min(1, float64(b.last-b.connectedAt)/float64(r))
+		c.stiffnessCap = min(1, float64(b.pace.Last()-b.connectedAt)/float64(r))
 	}
 	return c
 }
@@ -644,7 +615,7 @@ func stiffnessOff(j *hal.JointSensors) bool {
 // Close implements hal.Device: it ends the connection goroutine and closes
 // the connection. It does not imply SafeState.
 func (b *Backend) Close() error {
-	if !reconnect.Stop(&b.closed, b.started, b.timer, b.cancel, b.done) {
+	if !reconnect.Stop(&b.closed, b.started, b.pace.Timer(), b.cancel, b.done) {
 		return nil
 	}
 	b.cams.Wait()

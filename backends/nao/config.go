@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/robotd/robotd/backends/pacing"
 	"github.com/robotd/robotd/backends/v4l2"
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
@@ -23,23 +24,21 @@ const (
 type Config struct {
 	// Socket is LoLA's Unix socket (protocols.md §1.1).
 	Socket string `json:"socket"`
-	// Period is LoLA's nominal cycle (12 ms). Ticks come with the sensor
-	// packets; Period paces them only while LoLA is unreachable.
-	Period config.Duration `json:"period"`
-	// ReadTimeout is how long Next waits for a sensor packet before it
-	// counts LoLA as lost: it then sends stiffness 0 once (in case LoLA
-	// reads it when it comes back) and ticks on without it (Connected
-	// false).
-	ReadTimeout config.Duration `json:"read_timeout"`
-	// DeadTimeout is how long LoLA may stay silent before the connection
-	// is closed and a new one made.
-	DeadTimeout config.Duration `json:"dead_timeout"`
-	// WriteTimeout bounds one write of an actuator map.
-	WriteTimeout config.Duration `json:"write_timeout"`
-	// BackoffMin and BackoffMax bound the wait between connection attempts;
-	// it doubles after each failure.
-	BackoffMin config.Duration `json:"backoff_min"`
-	BackoffMax config.Duration `json:"backoff_max"`
+	// Link is LoLA's link (keys period, read_timeout, dead_timeout,
+	// write_timeout, backoff_min, backoff_max; see linkSpec):
+	//   - Period is LoLA's nominal cycle (12 ms). Ticks come with the
+	//     sensor packets; Period paces them only while LoLA is unreachable.
+	//   - ReadTimeout is how long Next waits for a sensor packet before it
+	//     counts LoLA as lost: it then sends stiffness 0 once (in case LoLA
+	//     reads it when it comes back) and ticks on without it (Connected
+	//     false).
+	//   - DeadTimeout is how long LoLA may stay silent, also before the
+	//     first packet of a connection, before the connection is closed and
+	//     a new one made.
+	//   - WriteTimeout bounds one write of an actuator map.
+	//   - BackoffMin and BackoffMax bound the wait between connection
+	//     attempts; it doubles after each failure.
+	pacing.Link
 	// StiffnessRamp limits the stiffness sent after every (re)connection
 	// to elapsed/StiffnessRamp (so the first map after a connection has
 	// stiffness 0): a robot found in another pose does not snap to the
@@ -110,13 +109,15 @@ func (c Cameras) configs() [hal.NumCameras]v4l2.Config {
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{
-		Socket:        "/tmp/robocup",
-		Period:        config.Duration(12 * time.Millisecond),
-		ReadTimeout:   config.Duration(100 * time.Millisecond),
-		DeadTimeout:   config.Duration(2 * time.Second),
-		WriteTimeout:  config.Duration(50 * time.Millisecond),
-		BackoffMin:    config.Duration(50 * time.Millisecond),
-		BackoffMax:    config.Duration(2 * time.Second),
+		Socket: "/tmp/robocup",
+		Link: pacing.Link{
+			Period:       config.Duration(12 * time.Millisecond),
+			ReadTimeout:  config.Duration(100 * time.Millisecond),
+			DeadTimeout:  config.Duration(2 * time.Second),
+			WriteTimeout: config.Duration(50 * time.Millisecond),
+			BackoffMin:   config.Duration(50 * time.Millisecond),
+			BackoffMax:   config.Duration(2 * time.Second),
+		},
 		StiffnessRamp: config.Duration(time.Second),
 		ChestPresses:  3,
 		ChestWindow:   config.Duration(1500 * time.Millisecond),
@@ -129,6 +130,10 @@ func DefaultConfig() Config {
 		Cameras:   DefaultCameras(),
 	}
 }
+
+// linkSpec is the NAO backend's link: with write_timeout, and a read_timeout
+// of at least one period.
+var linkSpec = pacing.Spec{Name: "nao", Write: true, ReadCoversPeriod: true}
 
 // batteryOrder returns the lola package's value for BatteryOrder.
 func (c *Config) batteryOrder() lola.BatteryOrder {
@@ -145,23 +150,8 @@ func (c Config) Validate() error {
 	if c.Socket == "" {
 		bad("socket is empty")
 	}
-	for _, d := range []struct {
-		name string
-		v    config.Duration
-	}{{"period", c.Period}, {"read_timeout", c.ReadTimeout}, {"dead_timeout", c.DeadTimeout},
-		{"write_timeout", c.WriteTimeout}, {"backoff_min", c.BackoffMin}, {"backoff_max", c.BackoffMax}} {
-		if d.v.D() <= 0 {
-			bad("%s %v must be positive", d.name, d.v.D())
-		}
-	}
-	if c.BackoffMax.D() < c.BackoffMin.D() {
-		bad("backoff_max %v is below backoff_min %v", c.BackoffMax.D(), c.BackoffMin.D())
-	}
-	if c.ReadTimeout.D() < c.Period.D() {
-		bad("read_timeout %v is shorter than one period %v", c.ReadTimeout.D(), c.Period.D())
-	}
-	if c.DeadTimeout.D() < c.ReadTimeout.D() {
-		bad("dead_timeout %v is shorter than read_timeout %v", c.DeadTimeout.D(), c.ReadTimeout.D())
+	if err := c.Link.Validate(linkSpec); err != nil {
+		errs = append(errs, err)
 	}
 	if c.StiffnessRamp.D() < 0 {
 		bad("stiffness_ramp %v is negative", c.StiffnessRamp.D())

@@ -37,6 +37,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/robotd/robotd/backends/pacing"
 	"github.com/robotd/robotd/backends/v4l2"
 
 	"go.bug.st/serial"
@@ -98,6 +99,9 @@ type Options struct {
 	// Camera is the camera's model (its intrinsics for
 	// Config.Camera's image size, and mounting).
 	Camera hal.CameraInfo
+	// Clock is the backend's wall clock: tick time since start, the
+	// ticks' pacing and the link's timeouts (nil: the system's).
+	Clock pacing.Clock
 }
 
 // Backend is a Robotino 3 base. It implements hal.Device, OmniBase,
@@ -126,7 +130,7 @@ type Backend struct {
 	events  chan event
 	frames  chan *payload
 	free    chan *payload
-	t0      time.Time
+	pace    *pacing.Pacer // the port's state and the ticks' pacing
 	started bool
 	closed  bool
 
@@ -134,15 +138,10 @@ type Backend struct {
 	gen         uint64
 	dev         string
 	hw, sw      string
-	live        bool // a reply arrived on port
 	everLive    bool
 	replied     bool // a reply to the sensor requests arrived since the last tick
 	outstanding bool // sensor requests were sent and not answered
-	stalled     bool // the reply is later than ReadTimeout
 	sentAt      time.Time
-	lastRx      time.Time
-	lastWall    time.Time
-	timer       *time.Timer
 
 	rd      proto.Readings
 	goodRd  proto.Readings // rd after the last plausible reply
@@ -171,7 +170,6 @@ type Backend struct {
 	wbuf       []byte
 
 	seq   uint64
-	last  time.Duration
 	logAt time.Duration
 	quiet int
 
@@ -217,11 +215,10 @@ func New(cfg Config, log *slog.Logger, opts Options) (*Backend, error) {
 		frames: make(chan *payload, numBufs),
 		free:   make(chan *payload, numBufs),
 		done:   make(chan struct{}),
-		timer:  time.NewTimer(time.Hour),
+		pace:   pacing.NewPacer(cfg.Link, 0, opts.Clock),
 		wbuf:   make([]byte, 0, 256),
 		odo:    odometry{kin: kin, source: cfg.Odometry, ticksPerRev: cfg.EncoderTicksPerRev},
 	}
-	b.timer.Stop()
 	if b.gpio == nil {
 		g, err := OpenGPIO(cfg.GPIO)
 		if err != nil {
@@ -289,10 +286,10 @@ func (b *Backend) start() {
 		return
 	}
 	b.started = true
-	b.t0 = time.Now()
-	b.lastWall = b.t0
+	t0 := b.pace.Now()
+	b.pace.Start(t0)
 	go b.run()
-	b.cams.Start(b.ctx, v4l2.MonotonicClock(b.t0))
+	b.cams.Start(b.ctx, v4l2.MonotonicClock(t0))
 }
 
 // run is the port goroutine: find and open the port, do the start-up
@@ -301,7 +298,7 @@ func (b *Backend) start() {
 func (b *Backend) run() {
 	defer close(b.done)
 	l := reconnect.Loop[openPort]{
-		Backoff: reconnect.Backoff{Min: b.cfg.BackoffMin.D(), Max: b.cfg.BackoffMax.D()},
+		Backoff: b.cfg.Backoff(),
 		Dial: func(context.Context) (openPort, error) {
 			dev, err := FindDevice(b.cfg)
 			if err != nil {
@@ -384,12 +381,12 @@ func (b *Backend) handshake(ctx context.Context, port serial.Port, dev string) (
 	if err != nil {
 		return "", "", fmt.Errorf("robotino: %s: asking for the versions: %w", dev, err)
 	}
-	deadline := time.Now().Add(b.cfg.HandshakeTimeout.D())
+	deadline := b.pace.Now().Add(b.cfg.HandshakeTimeout.D())
 	var rd proto.Readings
 	var got proto.Field
 	const want = proto.FieldHWVersion | proto.FieldSWVersion
 	for !got.Has(want) {
-		if !time.Now().Before(deadline) {
+		if !b.pace.Now().Before(deadline) {
 			return "", "", fmt.Errorf("robotino: %s: no version reply within %v: %w", dev, b.cfg.HandshakeTimeout.D(), errSilent)
 		}
 		pl, err := b.dec.Next()
@@ -433,7 +430,7 @@ func (b *Backend) deliver(ctx context.Context, gen uint64, p []byte) bool {
 	case <-ctx.Done():
 		return false
 	}
-	f.gen, f.at, f.n = gen, time.Since(b.t0), copy(f.buf[:], p)
+	f.gen, f.at, f.n = gen, b.pace.Since(), copy(f.buf[:], p)
 	select {
 	case b.frames <- f:
 		return true
@@ -456,44 +453,34 @@ func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
 	b.start()
 	for {
 		b.takeWaiting() // before judging a reply late: a slow tick must not make the base look silent
-		now := time.Now()
-		pace := b.lastWall.Add(b.cfg.Period.D())
-		if b.replied && !now.Before(pace) {
+		now := b.pace.Now()
+		if b.replied && b.pace.Due(now) {
 			return b.connectedTick(now), nil
 		}
 		if b.port != nil {
 			if !b.outstanding && !b.replied {
 				b.request(now)
 			}
-			if b.port != nil && now.Sub(b.sentAt) >= b.cfg.ReadTimeout.D() {
+			if b.port != nil && b.pace.Late(b.sentAt, now) {
 				b.noReply(now)
 				continue
 			}
 		}
-		if !b.replied && (b.port == nil || b.stalled) && !now.Before(pace) {
+		if !b.replied && (b.port == nil || b.pace.IsStalled()) && b.pace.Due(now) {
 			return b.idleTick(now), nil
 		}
-		deadline := pace
-		if b.port != nil && !b.replied {
-			late := b.sentAt.Add(b.cfg.ReadTimeout.D())
-			if b.stalled {
-				deadline = minTime(pace, late)
-			} else {
-				deadline = late
-			}
-		}
-		b.timer.Reset(time.Until(deadline))
+		timeout := b.pace.Wait(b.pace.ReplyDeadline(b.sentAt, b.port != nil && !b.replied))
 		select {
 		case <-ctx.Done():
-			b.timer.Stop()
+			b.pace.Disarm()
 			return hal.Tick{}, ctx.Err()
 		case ev := <-b.events:
-			b.timer.Stop()
+			b.pace.Disarm()
 			b.handle(ev)
 		case f := <-b.frames:
-			b.timer.Stop()
+			b.pace.Disarm()
 			b.take(f)
-		case <-b.timer.C:
+		case <-timeout:
 		}
 	}
 }
@@ -513,22 +500,14 @@ func (b *Backend) takeWaiting() {
 	}
 }
 
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
 // noReply handles a reply later than ReadTimeout: stop the motors, ask
 // again, and give the port up after DeadTimeout of silence.
 func (b *Backend) noReply(now time.Time) {
-	if now.Sub(b.lastRx) >= b.cfg.DeadTimeout.D() {
+	if b.pace.Dead(now) {
 		b.drop(fmt.Errorf("robotino: no reply from %s for %v: %w", b.dev, b.cfg.DeadTimeout.D(), errSilent))
 		return
 	}
-	if !b.stalled {
-		b.stalled = true
+	if b.pace.Stall() {
 		b.c.timeouts.Add(1)
 		b.log.Warn("the base does not answer; motors stopped, ticking without it", "device", b.dev, "after", now.Sub(b.sentAt).Round(time.Millisecond))
 	}
@@ -544,8 +523,8 @@ func (b *Backend) handle(ev event) {
 			b.port.Close()
 		}
 		b.port, b.gen, b.dev, b.hw, b.sw = ev.port, ev.gen, ev.dev, ev.hw, ev.sw
-		b.live, b.replied, b.outstanding, b.stalled = false, false, false, false
-		b.lastRx = time.Now()
+		b.replied, b.outstanding = false, false
+		b.pace.Opened(b.pace.Now())
 		b.odo.reset()
 		b.log.Info("base controller opened", "device", ev.dev, "hardware", ev.hw, "firmware", ev.sw)
 	case evLost:
@@ -565,7 +544,7 @@ func (b *Backend) take(f *payload) {
 	at := f.at
 	b.free <- f
 	u := b.rd.Updated
-	b.lastRx = time.Now()
+	b.pace.Hear(b.pace.Now())
 	if err != nil {
 		b.c.tagErrors.Add(1)
 		b.note("skipping malformed commands in a reply", err)
@@ -603,8 +582,7 @@ func (b *Backend) take(f *payload) {
 	}
 	if u.Has(proto.FieldMotorPositions) {
 		b.replied, b.outstanding = true, false
-		if b.stalled {
-			b.stalled = false
+		if b.pace.Recover() {
 			b.log.Info("the base answers again", "device", b.dev)
 		}
 	}
@@ -624,9 +602,9 @@ func (b *Backend) reject(err error) {
 
 // note logs a problem at most once per second of tick time.
 func (b *Backend) note(msg string, err error) {
-	if b.last >= b.logAt {
+	if last := b.pace.Last(); last >= b.logAt {
 		b.log.Warn(msg, "err", err, "suppressed", b.quiet)
-		b.logAt, b.quiet = b.last+time.Second, 0
+		b.logAt, b.quiet = last+time.Second, 0
 	} else {
 		b.quiet++
 	}
@@ -635,26 +613,19 @@ func (b *Backend) note(msg string, err error) {
 // drop gives up the port after err.
 func (b *Backend) drop(err error) {
 	b.c.lost.Add(1)
-	if b.live {
+	if b.pace.IsLive() {
 		b.log.Warn("lost the base controller", "device", b.dev, "err", err)
 	} else {
 		b.log.Info("base controller failed", "device", b.dev, "err", err)
 	}
 	b.port.Close() // ends the reading goroutine's reads
 	b.port = nil
-	b.live, b.replied, b.outstanding, b.stalled = false, false, false, false
-}
-
-func (b *Backend) tickTime(t time.Duration) time.Duration {
-	if b.seq > 0 && t <= b.last {
-		t = b.last + time.Microsecond
-	}
-	return t
+	b.replied, b.outstanding = false, false
+	b.pace.Lost()
 }
 
 func (b *Backend) connectedTick(now time.Time) hal.Tick {
-	if !b.live {
-		b.live = true
+	if b.pace.Live() {
 		if b.everLive {
 			b.c.reconnect.Add(1)
 			b.log.Info("reconnected to the base controller", "device", b.dev)
@@ -671,11 +642,11 @@ func (b *Backend) idleTick(now time.Time) hal.Tick { return b.tick(now, false) }
 
 func (b *Backend) tick(now time.Time, connected bool) hal.Tick {
 	b.seq++
-	b.last = b.tickTime(now.Sub(b.t0))
-	b.lastWall = now
+	t := b.pace.Monotonic(b.pace.At(now))
+	b.pace.Ticked(t, now)
 	b.readEStop()
 	b.fill()
-	return hal.Tick{Seq: b.seq, Time: b.last, Period: b.cfg.Period.D(), Connected: connected}
+	return hal.Tick{Seq: b.seq, Time: t, Period: b.pace.Period(), Connected: connected}
 }
 
 // readEStop samples the emergency-stop input; an active one stops the
@@ -736,7 +707,7 @@ func (b *Backend) stopReason() string {
 		return "bumper"
 	case !b.haveVel:
 		return "no command yet"
-	case b.last-b.velAt > b.cfg.DeadmanTime.D():
+	case b.pace.Last()-b.velAt > b.cfg.DeadmanTime.D():
 		return "dead-man"
 	}
 	return ""
@@ -835,7 +806,7 @@ func (b *Backend) Commit(ctx context.Context) error {
 		return err
 	}
 	if ask {
-		b.outstanding, b.sentAt = true, time.Now()
+		b.outstanding, b.sentAt = true, b.pace.Now()
 	}
 	return nil
 }
@@ -845,7 +816,7 @@ func (b *Backend) updateLED() {
 	if b.gpio == nil {
 		return
 	}
-	on := b.port != nil && b.live && !b.safe && !b.estopStop && !b.bumperStop
+	on := b.port != nil && b.pace.IsLive() && !b.safe && !b.estopStop && !b.bumperStop
 	if b.haveLEDs {
 		c := b.leds.Chest
 		on = c.R >= 0.5 || c.G >= 0.5 || c.B >= 0.5
@@ -889,7 +860,7 @@ func (b *Backend) SafeState(ctx context.Context) error {
 // Close implements hal.Device: it ends the port goroutine, closes the
 // port and the GPIO lines it opened. It does not imply SafeState.
 func (b *Backend) Close() error {
-	if !reconnect.Stop(&b.closed, b.started, b.timer, b.cancel, b.done) {
+	if !reconnect.Stop(&b.closed, b.started, b.pace.Timer(), b.cancel, b.done) {
 		return nil
 	}
 	b.cams.Wait()
@@ -911,7 +882,7 @@ func (b *Backend) Close() error {
 // Commit. A zero velocity also releases a bumper or emergency stop whose
 // cause is gone.
 func (b *Backend) WriteBaseVelocity(v *hal.BaseVelocity) {
-	b.vel, b.haveVel, b.velAt = *v, true, b.last
+	b.vel, b.haveVel, b.velAt = *v, true, b.pace.Last()
 	if *v != (hal.BaseVelocity{}) {
 		return
 	}

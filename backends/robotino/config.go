@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/robotd/robotd/backends/pacing"
 	"github.com/robotd/robotd/backends/v4l2"
 
 	"github.com/robotd/robotd/config"
@@ -41,23 +42,22 @@ type Config struct {
 	// Baud is the line speed (115200, §2.1; probably irrelevant on
 	// CDC-ACM).
 	Baud int `json:"baud"`
-	// Period is the tick: each tick sends the motor set-points and the
-	// sensor requests and waits for the reply (Fawkes polls every 5 ms
-	// and updates the drive every 20 ms).
-	Period config.Duration `json:"period"`
-	// ReadTimeout is how long a reply may take before the backend stops
-	// the motors, asks again and ticks on without it (Connected false);
-	// Fawkes' read-timeout.
-	ReadTimeout config.Duration `json:"read_timeout"`
-	// DeadTimeout is how long the base may stay silent before the port is
-	// closed and opened again (Fawkes' no-data-timeout).
-	DeadTimeout config.Duration `json:"dead_timeout"`
-	// HandshakeTimeout bounds the start-up exchange (the version strings).
-	HandshakeTimeout config.Duration `json:"handshake_timeout"`
-	// BackoffMin and BackoffMax bound the wait between attempts to open
-	// the port; it doubles after each failure.
-	BackoffMin config.Duration `json:"backoff_min"`
-	BackoffMax config.Duration `json:"backoff_max"`
+	// Link is the serial link to the base (keys period, read_timeout,
+	// dead_timeout, handshake_timeout, backoff_min, backoff_max; see
+	// linkSpec):
+	//   - Period is the tick: each tick sends the motor set-points and the
+	//     sensor requests and waits for the reply (Fawkes polls every 5 ms
+	//     and updates the drive every 20 ms).
+	//   - ReadTimeout is how long a reply may take before the backend stops
+	//     the motors, asks again and ticks on without it (Connected false);
+	//     Fawkes' read-timeout.
+	//   - DeadTimeout is how long the base may stay silent before the port
+	//     is closed and opened again (Fawkes' no-data-timeout).
+	//   - HandshakeTimeout bounds the start-up exchange (the version
+	//     strings).
+	//   - BackoffMin and BackoffMax bound the wait between attempts to open
+	//     the port; it doubles after each failure.
+	pacing.Link
 	// CriticalErrors consecutive framing errors make the backend open the
 	// port anew (Fawkes' critical-bound).
 	CriticalErrors int `json:"critical_errors"`
@@ -138,31 +138,37 @@ func (g GPIOConfig) Configured() bool { return g.EStopLine != "" || g.LEDLine !=
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{
-		Baud:             proto.BaudRate,
-		Period:           config.Duration(10 * time.Millisecond),
-		ReadTimeout:      config.Duration(200 * time.Millisecond),
-		DeadTimeout:      config.Duration(2 * time.Second),
-		HandshakeTimeout: config.Duration(time.Second),
-		BackoffMin:       config.Duration(100 * time.Millisecond),
-		BackoffMax:       config.Duration(2 * time.Second),
-		CriticalErrors:   25,
-		DeadmanTime:      config.Duration(500 * time.Millisecond),
-		MaxSpeed:         0.5,
-		MaxOmega:         2,
-		MaxMotorRPM:      3000,
-		WheelRadius:      0.060,
-		GearRatio:        32,
-		BaseRadius:       0.175,
-		AccelLimit:       proto.DefaultAccelLimit,
-		EmergencyBumper:  true,
-		Odometry:         OdometryFirmware,
-		Gyro:             true,
-		GyroScale:        1,
-		BatteryEmpty:     22,
-		BatteryFull:      24.5,
-		Camera:           v4l2.DefaultConfig(""),
+		Baud: proto.BaudRate,
+		Link: pacing.Link{
+			Period:           config.Duration(10 * time.Millisecond),
+			ReadTimeout:      config.Duration(200 * time.Millisecond),
+			DeadTimeout:      config.Duration(2 * time.Second),
+			HandshakeTimeout: config.Duration(time.Second),
+			BackoffMin:       config.Duration(100 * time.Millisecond),
+			BackoffMax:       config.Duration(2 * time.Second),
+		},
+		CriticalErrors:  25,
+		DeadmanTime:     config.Duration(500 * time.Millisecond),
+		MaxSpeed:        0.5,
+		MaxOmega:        2,
+		MaxMotorRPM:     3000,
+		WheelRadius:     0.060,
+		GearRatio:       32,
+		BaseRadius:      0.175,
+		AccelLimit:      proto.DefaultAccelLimit,
+		EmergencyBumper: true,
+		Odometry:        OdometryFirmware,
+		Gyro:            true,
+		GyroScale:       1,
+		BatteryEmpty:    22,
+		BatteryFull:     24.5,
+		Camera:          v4l2.DefaultConfig(""),
 	}
 }
+
+// linkSpec is the Robotino backend's link: with handshake_timeout. Its
+// read_timeout, counted from each request, may be shorter than a period.
+var linkSpec = pacing.Spec{Name: "robotino", Handshake: true}
 
 // driveParams returns the §2.5 parameters.
 func (c *Config) driveParams() proto.DriveParams {
@@ -178,21 +184,11 @@ func (c Config) Validate() error {
 	if c.Baud <= 0 {
 		bad("baud %d must be positive", c.Baud)
 	}
-	for _, d := range []struct {
-		name string
-		v    config.Duration
-	}{{"period", c.Period}, {"read_timeout", c.ReadTimeout}, {"dead_timeout", c.DeadTimeout},
-		{"handshake_timeout", c.HandshakeTimeout},
-		{"backoff_min", c.BackoffMin}, {"backoff_max", c.BackoffMax}, {"deadman_time", c.DeadmanTime}} {
-		if d.v.D() <= 0 {
-			bad("%s %v must be positive", d.name, d.v.D())
-		}
+	if err := c.Link.Validate(linkSpec); err != nil {
+		errs = append(errs, err)
 	}
-	if c.BackoffMax.D() < c.BackoffMin.D() {
-		bad("backoff_max %v is below backoff_min %v", c.BackoffMax.D(), c.BackoffMin.D())
-	}
-	if c.DeadTimeout.D() < c.ReadTimeout.D() {
-		bad("dead_timeout %v is shorter than read_timeout %v", c.DeadTimeout.D(), c.ReadTimeout.D())
+	if c.DeadmanTime.D() <= 0 {
+		bad("deadman_time %v must be positive", c.DeadmanTime.D())
 	}
 	if c.CriticalErrors <= 0 {
 		bad("critical_errors %d must be positive", c.CriticalErrors)

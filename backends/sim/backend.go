@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/robotd/robotd/backends/pacing"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/internal/reconnect"
@@ -76,10 +77,9 @@ type event struct {
 // caller's goroutine. All methods but Stats are for one goroutine (the
 // runner's); Stats may be called from any.
 type Backend struct {
-	cfg    Config
-	log    *slog.Logger
-	addr   string
-	period time.Duration
+	cfg  Config
+	log  *slog.Logger
+	addr string
 
 	a    *Adapter
 	rig  *cameraRig // the rendered cameras; nil with the server's vision
@@ -95,22 +95,16 @@ type Backend struct {
 	started bool
 	closed  bool
 
-	conn        net.Conn // the runner's view; nil while down
-	gen         uint64
-	phase       phase
-	live        bool // a message arrived on conn
-	stalled     bool // live, but silent for ReadTimeout
-	lastMsg     time.Time
-	everLive    bool
-	replyDue    bool // a message awaits its reply
-	connectedAt time.Time
+	conn     net.Conn // the runner's view; nil while down
+	gen      uint64
+	phase    phase
+	everLive bool
+	replyDue bool // a message awaits its reply
 
-	base     *TimeBase // shared with the other robots on the server, or nil
-	seq      uint64
-	last     time.Duration // Time of the last tick
-	offset   time.Duration // connected: tick time = sim time + offset
-	lastWall time.Time     // when the last tick was returned
-	timer    *time.Timer
+	base   *TimeBase // shared with the other robots on the server, or nil
+	seq    uint64
+	offset time.Duration // connected: tick time = sim time + offset
+	pace   *pacing.Pacer // the link's state and the ticks' wall-time pacing
 
 	errors, reconnects atomic.Uint64
 	logAt              time.Duration // tick time of the next allowed malformed-message log
@@ -159,16 +153,14 @@ func New(cfg Config, log *slog.Logger) (*Backend, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	b := &Backend{
 		cfg: cfg, log: log.With("backend", "sim"),
-		addr:   net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)),
-		period: cfg.Period.D(),
-		a:      NewAdapter(cfg),
-		ctx:    ctx, cancel: cancel,
+		addr: net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)),
+		a:    NewAdapter(cfg),
+		ctx:  ctx, cancel: cancel,
 		done:    make(chan struct{}),
 		events:  make(chan event),
 		release: make(chan struct{}),
-		timer:   time.NewTimer(time.Hour),
+		pace:    pacing.NewPacer(cfg.Link, cfg.HandshakeTimeout.D(), nil),
 	}
-	b.timer.Stop()
 	if cfg.Vision.Source == SourceRendered {
 		var err error
 		if b.rig, err = newCameraRig(cfg.Vision.Render); err != nil {
@@ -243,7 +235,7 @@ func (b *Backend) start() {
 		return
 	}
 	b.started = true
-	b.lastWall = time.Now()
+	b.pace.Start(b.pace.Now())
 	go b.run()
 }
 
@@ -253,7 +245,7 @@ func (b *Backend) start() {
 func (b *Backend) run() {
 	defer close(b.done)
 	l := reconnect.Loop[net.Conn]{
-		Backoff: reconnect.Backoff{Min: b.cfg.BackoffMin.D(), Max: b.cfg.BackoffMax.D()},
+		Backoff: b.cfg.Backoff(),
 		Dial: func(ctx context.Context) (net.Conn, error) {
 			d := net.Dialer{Timeout: b.cfg.DialTimeout.D()}
 			return d.DialContext(ctx, "tcp", b.addr)
@@ -325,27 +317,17 @@ func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
 		b.send(true)
 	}
 	b.replyDue = false
-	waitStart := time.Now()
+	// ReadTimeout counts from here: a slow tick must not make the server
+	// look silent.
+	waitStart := b.pace.Now()
 	for {
-		pace := b.lastWall.Add(b.period)
-		var deadline time.Time
-		switch {
-		case b.live && !b.stalled:
-			deadline = waitStart.Add(b.cfg.ReadTimeout.D())
-		case b.live:
-			deadline = minTime(pace, b.lastMsg.Add(b.cfg.DeadTimeout.D()))
-		case b.conn != nil:
-			deadline = minTime(pace, b.connectedAt.Add(b.cfg.HandshakeTimeout.D()))
-		default:
-			deadline = pace
-		}
-		b.timer.Reset(time.Until(deadline))
+		timeout := b.pace.Wait(b.pace.Deadline(waitStart))
 		select {
 		case <-ctx.Done():
-			b.timer.Stop()
+			b.pace.Disarm()
 			return hal.Tick{}, ctx.Err()
 		case ev := <-b.events:
-			b.timer.Stop()
+			b.pace.Disarm()
 			switch ev.kind {
 			case evConnected:
 				b.attach(ev)
@@ -370,31 +352,23 @@ func (b *Backend) Next(ctx context.Context) (hal.Tick, error) {
 				}
 				return b.connectedTick(), nil
 			}
-		case <-b.timer.C:
-			now := time.Now()
-			switch {
-			case b.live && !b.stalled:
-				b.stalled = true
+		case <-timeout:
+			now := b.pace.Now()
+			switch b.pace.Expire(now) {
+			case pacing.Stalled:
 				b.errors.Add(1)
-				b.stalls.stalled(b.log, b.addr, now, now.Sub(b.lastMsg))
+				b.stalls.stalled(b.log, b.addr, now, now.Sub(b.pace.Heard()))
 				return b.idleTick(now), nil
-			case b.live && now.Sub(b.lastMsg) >= b.cfg.DeadTimeout.D():
+			case pacing.Dead:
 				b.drop(fmt.Errorf("sim: no message from %s for %v: %w", b.addr, b.cfg.DeadTimeout.D(), errSilent))
-			case !b.live && b.conn != nil && now.Sub(b.connectedAt) >= b.cfg.HandshakeTimeout.D():
+			case pacing.NoFirst:
 				b.drop(fmt.Errorf("sim: no first message from %s within %v: %w", b.addr, b.cfg.HandshakeTimeout.D(), errSilent))
 			}
-			if !now.Before(pace) {
+			if b.pace.Due(now) {
 				return b.idleTick(now), nil
 			}
 		}
 	}
-}
-
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
 }
 
 func (b *Backend) releaseFrame() {
@@ -410,8 +384,8 @@ func (b *Backend) attach(ev event) {
 		b.conn.Close()
 	}
 	b.conn, b.gen = ev.conn, ev.gen
-	b.live, b.stalled, b.replyDue, b.phase = false, false, false, phaseInit
-	b.connectedAt = time.Now()
+	b.replyDue, b.phase = false, phaseInit
+	b.pace.Opened(b.pace.Now())
 	b.a.Reset()
 	b.log.Debug("connected; scene sent", "addr", b.addr)
 }
@@ -419,22 +393,23 @@ func (b *Backend) attach(ev event) {
 // drop gives up the current connection after err.
 func (b *Backend) drop(err error) {
 	b.errors.Add(1)
-	if b.live {
+	if b.pace.IsLive() {
 		b.log.Warn("lost the simulator", "addr", b.addr, "err", err)
 	} else {
 		b.log.Info("simulator connection failed", "addr", b.addr, "err", err)
 	}
 	b.conn.Close() // ends the connection goroutine's read
-	b.conn, b.live, b.stalled, b.replyDue = nil, false, false, false
+	b.conn, b.replyDue = nil, false
+	b.pace.Lost()
 }
 
 // malformed counts and (at most once per second of tick time) logs a
 // message that did not parse, which is skipped.
 func (b *Backend) malformed(err error) {
 	b.errors.Add(1)
-	if b.last >= b.logAt {
+	if last := b.pace.Last(); last >= b.logAt {
 		b.log.Warn("skipping a malformed perceptor message", "err", err, "suppressed", b.suppressed)
-		b.logAt, b.suppressed = b.last+time.Second, 0
+		b.logAt, b.suppressed = last+time.Second, 0
 	} else {
 		b.suppressed++
 	}
@@ -465,9 +440,8 @@ func (b *Backend) reject(err error) {
 }
 
 func (b *Backend) connectedTick() hal.Tick {
-	first := !b.live
+	first := b.pace.Live()
 	if first {
-		b.live = true
 		if b.everLive {
 			b.reconnects.Add(1)
 			b.log.Info("reconnected to the simulator", "addr", b.addr)
@@ -476,8 +450,7 @@ func (b *Backend) connectedTick() hal.Tick {
 		}
 		b.everLive = true
 	}
-	if b.stalled {
-		b.stalled = false
+	if b.pace.Recover() {
 		b.log.Debug("the simulator is back", "addr", b.addr)
 	}
 	b.a.Update(&b.p)
@@ -485,9 +458,10 @@ func (b *Backend) connectedTick() hal.Tick {
 	defer b.renderCameras()
 	cycle := time.Duration(math.Round(b.a.Cycle() * float64(time.Second)))
 	if cycle <= 0 {
-		cycle = b.period
+		cycle = b.pace.Period()
 	}
-	t := b.last + cycle
+	last := b.pace.Last()
+	t := last + cycle
 	if st, ok := b.a.SimTime(); ok {
 		sim := time.Duration(math.Round(st * float64(time.Second)))
 		if first {
@@ -500,7 +474,7 @@ func (b *Backend) connectedTick() hal.Tick {
 			if b.base != nil {
 				b.offset = b.base.offset(sim, t)
 			}
-		} else if d := sim + b.offset - b.last; d <= 0 || d > maxSimStep {
+		} else if d := sim + b.offset - last; d <= 0 || d > maxSimStep {
 			// The server's clock went backwards or leapt forwards on the
 			// same connection, or read the same time again (a float32
 			// clock beyond 4096 s, about every 43rd step): continue one
@@ -513,8 +487,9 @@ func (b *Backend) connectedTick() hal.Tick {
 		t = sim + b.offset
 	}
 	b.seq++
-	b.last, b.lastWall = t, time.Now()
-	b.lastMsg = b.lastWall
+	now := b.pace.Now()
+	b.pace.Ticked(t, now)
+	b.pace.Hear(now)
 	// Tick time follows the server's clock, which every robot on the
 	// server reads alike, so their clocks agree; but that clock is a
 	// float32 sent with two decimals, whose steps read 0, 10 or 20 ms (see
@@ -530,14 +505,13 @@ func (b *Backend) connectedTick() hal.Tick {
 // machine's load, and "after 3 s" could come before any message).
 func (b *Backend) idleTick(now time.Time) hal.Tick {
 	b.seq++
+	t := b.pace.Last() + 1
 	if b.everLive {
-		b.last += b.period
-	} else {
-		b.last++
+		t = b.pace.Last() + b.pace.Period()
 	}
-	b.lastWall = now
+	b.pace.Ticked(t, now)
 	b.a.markStale()
-	return hal.Tick{Seq: b.seq, Time: b.last, Period: b.period, Connected: false}
+	return hal.Tick{Seq: b.seq, Time: t, Period: b.pace.Period(), Connected: false}
 }
 
 // Commit implements hal.Device: it answers the current message with init
@@ -607,7 +581,7 @@ func (b *Backend) send(syn bool) error {
 // Close implements hal.Device: it ends the connection goroutine and closes
 // the connection. It does not imply SafeState.
 func (b *Backend) Close() error {
-	if !reconnect.Stop(&b.closed, b.started, b.timer, b.cancel, b.done) {
+	if !reconnect.Stop(&b.closed, b.started, b.pace.Timer(), b.cancel, b.done) {
 		return nil
 	}
 	b.conn = nil
@@ -641,11 +615,12 @@ func (b *Backend) renderCameras() {
 	if b.rig == nil || !b.a.vision.Fresh {
 		return
 	}
-	if err := b.rig.render(b.a, &b.p, b.last); err != nil {
+	last := b.pace.Last()
+	if err := b.rig.render(b.a, &b.p, last); err != nil {
 		b.errors.Add(1)
-		if b.last >= b.logAt {
+		if last >= b.logAt {
 			b.log.Warn("rendering the cameras failed", "err", err)
-			b.logAt = b.last + time.Second
+			b.logAt = last + time.Second
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/robotd/robotd/backends/pacing"
 	"github.com/robotd/robotd/config"
 )
 
@@ -27,29 +28,26 @@ type Config struct {
 	// Sync ends every reply with (syn), for a server in sync mode
 	// (SPARK_FAST_TIME=true), which waits for it every cycle.
 	Sync bool `json:"sync"`
-	// Period is the nominal cycle (10 ms on the SPL fork). It is used for
-	// dt only until two messages have arrived, and to pace ticks while
-	// the server is unreachable.
-	Period config.Duration `json:"period"`
-	// DialTimeout bounds one connection attempt.
-	DialTimeout config.Duration `json:"dial_timeout"`
-	// ReadTimeout is how long Next waits for a message from a running
-	// server before it ticks on without it (Connected false, paced at
-	// Period): a few cycles, as the real server stalls for about 40 ms now
-	// and then. The connection is kept: if messages come back, they are
-	// used.
-	ReadTimeout config.Duration `json:"read_timeout"`
-	// DeadTimeout is how long a running server may stay silent before the
-	// connection is closed and a new one made (with scene, init and beam
-	// again).
-	DeadTimeout config.Duration `json:"dead_timeout"`
-	// HandshakeTimeout is how long a new connection may stay silent before
-	// the first message (a sync-mode server took 2 s).
-	HandshakeTimeout config.Duration `json:"handshake_timeout"`
-	// BackoffMin and BackoffMax bound the wait between connection attempts;
-	// it doubles after each failure.
-	BackoffMin config.Duration `json:"backoff_min"`
-	BackoffMax config.Duration `json:"backoff_max"`
+	// Link is the link to the server (keys period, dial_timeout,
+	// read_timeout, dead_timeout, handshake_timeout, backoff_min,
+	// backoff_max; see linkSpec):
+	//   - Period is the nominal cycle (10 ms on the SPL fork). It is used
+	//     for dt only until two messages have arrived, and to pace ticks
+	//     while the server is unreachable.
+	//   - DialTimeout bounds one connection attempt.
+	//   - ReadTimeout is how long Next waits for a message from a running
+	//     server before it ticks on without it (Connected false, paced at
+	//     Period): a few cycles, as the real server stalls for about 40 ms
+	//     now and then. The connection is kept: if messages come back,
+	//     they are used.
+	//   - DeadTimeout is how long a running server may stay silent before
+	//     the connection is closed and a new one made (with scene, init and
+	//     beam again).
+	//   - HandshakeTimeout is how long a new connection may stay silent
+	//     before the first message (a sync-mode server took 2 s).
+	//   - BackoffMin and BackoffMax bound the wait between connection
+	//     attempts; it doubles after each failure.
+	pacing.Link
 	// AngleFilterTau is the complementary filter's time constant: the
 	// accelerometer corrects the gyro-integrated tilt with this time
 	// constant (weight dt/(tau+dt) per cycle).
@@ -103,14 +101,16 @@ func DefaultConfig() Config {
 	return Config{
 		Host: "127.0.0.1", Port: 3100, Scene: "rsg/agent/nao/nao.rsg",
 		Team: "robotd", Player: 1, Beam: Beam{X: -2},
-		Period:           config.Duration(10 * time.Millisecond),
-		DialTimeout:      config.Duration(time.Second),
-		ReadTimeout:      config.Duration(60 * time.Millisecond),
-		DeadTimeout:      config.Duration(3 * time.Second),
-		HandshakeTimeout: config.Duration(5 * time.Second),
-		BackoffMin:       config.Duration(50 * time.Millisecond),
-		BackoffMax:       config.Duration(5 * time.Second),
-		AngleFilterTau:   config.Duration(500 * time.Millisecond),
+		Link: pacing.Link{
+			Period:           config.Duration(10 * time.Millisecond),
+			DialTimeout:      config.Duration(time.Second),
+			ReadTimeout:      config.Duration(60 * time.Millisecond),
+			DeadTimeout:      config.Duration(3 * time.Second),
+			HandshakeTimeout: config.Duration(5 * time.Second),
+			BackoffMin:       config.Duration(50 * time.Millisecond),
+			BackoffMax:       config.Duration(5 * time.Second),
+		},
+		AngleFilterTau: config.Duration(500 * time.Millisecond),
 		Vision: VisionConfig{
 			FOVDeg: 60.9, ReliableBallDistance: 2.5,
 			SonarMin: 0.2, SonarMax: 0.8, SonarConeDeg: 60,
@@ -118,6 +118,10 @@ func DefaultConfig() Config {
 		},
 	}
 }
+
+// linkSpec is the SimSpark backend's link: with dial_timeout and
+// handshake_timeout, and a read_timeout of at least one period.
+var linkSpec = pacing.Spec{Name: "sim", Dial: true, Handshake: true, ReadCoversPeriod: true}
 
 // Validate reports every problem with c, each naming its JSON key.
 func (c Config) Validate() error {
@@ -138,24 +142,11 @@ func (c Config) Validate() error {
 	if c.Player < 1 || c.Player > 20 {
 		bad("player %d is outside 1..20", c.Player)
 	}
-	for _, d := range []struct {
-		name string
-		v    config.Duration
-	}{{"period", c.Period}, {"dial_timeout", c.DialTimeout}, {"read_timeout", c.ReadTimeout}, {"dead_timeout", c.DeadTimeout},
-		{"handshake_timeout", c.HandshakeTimeout}, {"backoff_min", c.BackoffMin}, {"backoff_max", c.BackoffMax},
-		{"angle_filter_tau", c.AngleFilterTau}} {
-		if d.v.D() <= 0 {
-			bad("%s %v must be positive", d.name, d.v.D())
-		}
+	if err := c.Link.Validate(linkSpec); err != nil {
+		errs = append(errs, err)
 	}
-	if c.BackoffMax.D() < c.BackoffMin.D() {
-		bad("backoff_max %v is below backoff_min %v", c.BackoffMax.D(), c.BackoffMin.D())
-	}
-	if c.ReadTimeout.D() < c.Period.D() {
-		bad("read_timeout %v is shorter than one period %v", c.ReadTimeout.D(), c.Period.D())
-	}
-	if c.DeadTimeout.D() < c.ReadTimeout.D() {
-		bad("dead_timeout %v is shorter than read_timeout %v", c.DeadTimeout.D(), c.ReadTimeout.D())
+	if c.AngleFilterTau.D() <= 0 {
+		bad("angle_filter_tau %v must be positive", c.AngleFilterTau.D())
 	}
 	v := c.Vision
 	if !(v.FOVDeg > 0 && v.FOVDeg <= 120) {

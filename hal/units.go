@@ -52,7 +52,46 @@ func Vec3Of(g geom.Vec3) Vec3 { return Vec3{X: g[0], Y: g[1], Z: g[2]} }
 
 // Vec2 is a point or vector on the ground plane, in metres unless documented
 // otherwise.
+//
+// Its methods are plain component arithmetic in a fixed order of
+// operations, so that results are reproducible bit for bit.
 type Vec2 struct{ X, Y float64 }
+
+// Add returns v+w.
+func (v Vec2) Add(w Vec2) Vec2 { return Vec2{X: v.X + w.X, Y: v.Y + w.Y} }
+
+// Sub returns v-w.
+func (v Vec2) Sub(w Vec2) Vec2 { return Vec2{X: v.X - w.X, Y: v.Y - w.Y} }
+
+// Scale returns v·k.
+func (v Vec2) Scale(k float64) Vec2 { return Vec2{X: v.X * k, Y: v.Y * k} }
+
+// Dot returns v·w, v.X*w.X + v.Y*w.Y.
+func (v Vec2) Dot(w Vec2) float64 { return v.X*w.X + v.Y*w.Y }
+
+// Cross returns the z component of v×w, v.X*w.Y - v.Y*w.X: positive when
+// w lies counter-clockwise of v.
+func (v Vec2) Cross(w Vec2) float64 { return v.X*w.Y - v.Y*w.X }
+
+// Len returns |v| as math.Hypot computes it.
+func (v Vec2) Len() float64 { return math.Hypot(v.X, v.Y) }
+
+// Dist returns |v-w| as math.Hypot computes it.
+func (v Vec2) Dist(w Vec2) float64 { return math.Hypot(v.X-w.X, v.Y-w.Y) }
+
+// Angle returns v's direction, counter-clockwise from the x axis, in
+// [-π, π] (math.Atan2; 0 for the zero vector).
+func (v Vec2) Angle() float64 { return math.Atan2(v.Y, v.X) }
+
+// Perp returns v turned counter-clockwise by 90°.
+func (v Vec2) Perp() Vec2 { return Vec2{X: -v.Y, Y: v.X} }
+
+// Rotate returns v turned counter-clockwise by a.
+func (v Vec2) Rotate(a Radians) Vec2 { return v.RotateSC(math.Sincos(float64(a))) }
+
+// RotateSC returns v turned counter-clockwise by the angle whose sine is s
+// and cosine c (math.Sincos), for turning several vectors by one angle.
+func (v Vec2) RotateSC(s, c float64) Vec2 { return Vec2{X: c*v.X - s*v.Y, Y: s*v.X + c*v.Y} }
 
 // Pose2 is a pose on the ground plane: position in metres, heading in radians
 // (counter-clockwise from the x axis).
@@ -69,6 +108,9 @@ func (r Radians) Wrap() Radians {
 	}
 	return Radians(geom.WrapAngle(float64(r)))
 }
+
+// Pos returns the pose's position.
+func (p Pose2) Pos() Vec2 { return Vec2{X: float64(p.X), Y: float64(p.Y)} }
 
 // Pose2Of returns the ground-plane pose p (metres, radians) as a Pose2.
 func Pose2Of(p geom.Pose2) Pose2 {

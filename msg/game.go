@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/hal"
 )
 
 // GameControlKey is the referee's view of the game as this robot knows it:
@@ -69,6 +70,23 @@ func (s GameStateKind) String() string {
 		return "standby"
 	}
 	return "unknown"
+}
+
+// StateOf returns the SPL game state of a backend's game phase (the
+// simulator's play modes, see backends/sim): each phase is the state of
+// the same name, and a phase it does not know is play.
+func StateOf(p hal.GamePhase) GameStateKind {
+	switch p {
+	case hal.PhaseInitial:
+		return StateInitial
+	case hal.PhaseReady:
+		return StateReady
+	case hal.PhaseSet:
+		return StateSet
+	case hal.PhaseFinished:
+		return StateFinished
+	}
+	return StatePlaying
 }
 
 // MaxPlayerNumber is the largest player number (GameController 3).

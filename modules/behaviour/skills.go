@@ -22,7 +22,7 @@ func (w *world) walkTo(target hal.Vec2, heading float64, useHeading bool, tol fl
 		return false
 	}
 	rel := w.pose.Pose.Local(target)
-	d := norm(rel)
+	d := rel.Len()
 	herr := 0.0
 	if useHeading {
 		herr = wrap(heading - float64(w.pose.Pose.Heading))
@@ -43,13 +43,13 @@ func (w *world) walkTo(target hal.Vec2, heading float64, useHeading bool, tol fl
 // when there).
 func (w *world) walkRel(rel hal.Vec2, herr float64, useHeading, there bool, head msg.HeadRequest) {
 	c := &w.cfg.Walk
-	d := norm(rel)
+	d := rel.Len()
 	var v msg.WalkRequest
 	switch {
 	case there:
 		v.Turn = hal.RadPerSec(clamp(c.TurnGain*herr, -c.TurnSpeed, c.TurnSpeed))
 	case d > c.FaceDistance:
-		a := math.Atan2(rel.Y, rel.X)
+		a := rel.Angle()
 		v.Turn = hal.RadPerSec(clamp(c.TurnGain*a, -c.TurnSpeed, c.TurnSpeed))
 		// Full speed when facing it, none beyond 60° off.
 		f := clamp((math.Cos(a)-0.5)/0.5, 0, 1)
@@ -61,7 +61,7 @@ func (w *world) walkRel(rel hal.Vec2, herr float64, useHeading, there bool, head
 		case useHeading:
 			v.Turn = hal.RadPerSec(clamp(c.TurnGain*herr, -c.TurnSpeed, c.TurnSpeed))
 		case d > 0.15:
-			v.Turn = hal.RadPerSec(clamp(c.TurnGain*math.Atan2(rel.Y, rel.X), -c.TurnSpeed, c.TurnSpeed))
+			v.Turn = hal.RadPerSec(clamp(c.TurnGain*rel.Angle(), -c.TurnSpeed, c.TurnSpeed))
 		}
 	}
 	w.req = msg.MotionRequest{Kind: msg.MotionWalk, Walk: v, Head: head}
@@ -74,7 +74,7 @@ func (w *world) avoid(rel hal.Vec2, d float64) hal.Vec2 {
 	if r <= 0 || d < 1e-6 {
 		return rel
 	}
-	u := scale(rel, 1/d)
+	u := rel.Scale(1 / d)
 	best, bestAlong := -1, math.Inf(1)
 	var bestM hal.Vec2
 	var bestLat float64
@@ -83,9 +83,9 @@ func (w *world) avoid(rel hal.Vec2, d float64) hal.Vec2 {
 		if !mt.Msg.PoseValid || w.now-mt.Received > w.cfg.Team.MateAge.D() {
 			continue
 		}
-		m := w.pose.Pose.Local(pos(mt.Msg.Pose))
-		along := m.X*u.X + m.Y*u.Y
-		lat := u.X*m.Y - u.Y*m.X
+		m := w.pose.Pose.Local(mt.Msg.Pose.Pos())
+		along := m.Dot(u)
+		lat := u.Cross(m)
 		if along <= 0 || along >= d || math.Abs(lat) >= r || along > 2 {
 			continue
 		}
@@ -101,8 +101,7 @@ func (w *world) avoid(rel hal.Vec2, d float64) hal.Vec2 {
 	if bestLat < 0 {
 		side = 1
 	}
-	perp := hal.Vec2{X: -u.Y, Y: u.X}
-	return add(bestM, scale(perp, side*(r+0.1)))
+	return bestM.Add(u.Perp().Scale(side * (r + 0.1)))
 }
 
 // opponentGoal is the kick target.
@@ -110,8 +109,7 @@ func (w *world) opponentGoal() hal.Vec2 { return hal.Vec2{X: 4.5, Y: 0} }
 
 // kickDirection returns the field direction from the ball to the goal.
 func (w *world) kickDirection() float64 {
-	g := sub(w.opponentGoal(), w.ballField)
-	return math.Atan2(g.Y, g.X)
+	return w.opponentGoal().Sub(w.ballField).Angle()
 }
 
 // kickable returns the foot to kick with when the ball is in reach and the
@@ -150,23 +148,23 @@ func (w *world) approach() bt.Status {
 	}
 	dir := w.kickDirection()
 	u := hal.Vec2{X: math.Cos(dir), Y: math.Sin(dir)}
-	behind := sub(w.ballField, scale(u, k.Behind))
+	behind := w.ballField.Sub(u.Scale(k.Behind))
 	me := w.here()
-	toMe := sub(me, w.ballField)
-	dBall := norm(toMe)
-	front := toMe.X*u.X + toMe.Y*u.Y // > 0: between the ball and the goal
+	toMe := me.Sub(w.ballField)
+	dBall := toMe.Len()
+	front := toMe.Dot(u) // > 0: between the ball and the goal
 	switch {
 	case front > -0.05 && dBall < 0.8:
 		// Wrong side: go round, on the side the robot is on.
-		perp := hal.Vec2{X: -u.Y, Y: u.X}
+		perp := u.Perp()
 		side := 1.0
-		if toMe.X*perp.X+toMe.Y*perp.Y < 0 {
+		if toMe.Dot(perp) < 0 {
 			side = -1
 		}
-		wp := add(w.ballField, add(scale(perp, side*0.45), scale(u, -0.15)))
+		wp := w.ballField.Add(perp.Scale(side * 0.45).Add(u.Scale(-0.15)))
 		w.walkTo(wp, dir, false, 0.1, head)
-	case norm(sub(me, behind)) > 0.35 || !w.ballOwn:
-		w.walkTo(behind, dir, norm(sub(me, behind)) < w.cfg.Walk.FaceDistance, 0.05, head)
+	case me.Sub(behind).Len() > 0.35 || !w.ballOwn:
+		w.walkTo(behind, dir, me.Sub(behind).Len() < w.cfg.Walk.FaceDistance, 0.05, head)
 	default:
 		// Fine alignment on the ball as seen: the ball in front of the
 		// nearer foot, the robot facing the kick's direction.
@@ -175,7 +173,7 @@ func (w *world) approach() bt.Status {
 			foot = -foot
 		}
 		want := hal.Vec2{X: (k.Reach.X + k.Reach.Y) / 2, Y: foot}
-		e := sub(w.ballRel, want)
+		e := w.ballRel.Sub(want)
 		herr := wrap(dir - float64(w.pose.Pose.Heading))
 		c := &w.cfg.Walk
 		w.req = msg.MotionRequest{Kind: msg.MotionWalk, Head: head, Walk: msg.WalkRequest{

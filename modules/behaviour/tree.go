@@ -98,7 +98,7 @@ func (m *Module) buildTree() bt.Node[world] {
 		bt.NewSelector("defend",
 			bt.NewSequence("block", ballKnown, position("between ball and goal", func(w *W) hal.Vec2 {
 				g := hal.Vec2{X: -4.5}
-				p := add(g, scale(sub(w.ballField, g), 0.4))
+				p := g.Add(w.ballField.Sub(g).Scale(0.4))
 				return hal.Vec2{X: clamp(p.X, -3.8, -1.0), Y: clamp(p.Y, -2, 2)}
 			})),
 			find(),

@@ -57,7 +57,7 @@ func (w *world) playing() bool {
 func (w *world) fallen() bool { return w.body.Fall != msg.Upright }
 
 // here is the robot's field position.
-func (w *world) here() hal.Vec2 { return pos(w.pose.Pose) }
+func (w *world) here() hal.Vec2 { return w.pose.Pose.Pos() }
 
 // stand asks for the stand with the head as given.
 func (w *world) stand(head msg.HeadRequest) {
@@ -75,9 +75,9 @@ func (w *world) lookAtBall() msg.HeadRequest {
 
 // lookAt returns a head request that looks at the ground point rel.
 func lookAt(rel hal.Vec2, camHeight float64) msg.HeadRequest {
-	d := max(norm(rel), 0.05)
+	d := max(rel.Len(), 0.05)
 	return msg.HeadRequest{Mode: msg.HeadLookAt,
-		Yaw:   hal.Radians(math.Atan2(rel.Y, rel.X)),
+		Yaw:   hal.Radians(rel.Angle()),
 		Pitch: hal.Radians(math.Atan2(camHeight, d)),
 	}
 }
@@ -92,20 +92,7 @@ func resolveGame(gc *msg.GameControl, gcOK bool, hs *hal.GameState, hsOK bool) m
 	if !hsOK {
 		return msg.GameControl{}
 	}
-	g := msg.GameControl{Source: msg.GameSourceSimulator, Penalised: hs.Penalised, OurKickOff: hs.OurKickOff}
-	switch hs.Phase {
-	case hal.PhaseInitial:
-		g.State = msg.StateInitial
-	case hal.PhaseReady:
-		g.State = msg.StateReady
-	case hal.PhaseSet:
-		g.State = msg.StateSet
-	case hal.PhaseFinished:
-		g.State = msg.StateFinished
-	default:
-		g.State = msg.StatePlaying
-	}
-	return g
+	return msg.GameControl{Source: msg.GameSourceSimulator, State: msg.StateOf(hs.Phase), Penalised: hs.Penalised, OurKickOff: hs.OurKickOff}
 }
 
 // updateBall derives what behaviour knows of the ball: its own ball model
@@ -154,8 +141,8 @@ func (w *world) timeToBall() float64 {
 	if !w.ballKnown {
 		return w.cfg.Roles.UnknownBallCost
 	}
-	d := norm(w.ballRel)
-	turn := math.Abs(math.Atan2(w.ballRel.Y, w.ballRel.X))
+	d := w.ballRel.Len()
+	turn := math.Abs(w.ballRel.Angle())
 	t := d/w.cfg.Walk.Speed + turn/w.cfg.Walk.TurnSpeed
 	if !w.ballOwn {
 		t += 2 // a teammate's report: less certain

@@ -69,20 +69,20 @@ func (f *ballFilter) predict(dt float64, odo hal.Pose2) {
 	}
 	if odo != (hal.Pose2{}) {
 		s, c := math.Sincos(-float64(odo.Heading))
-		p := rotate(hal.Vec2{X: f.x[0] - float64(odo.X), Y: f.x[1] - float64(odo.Y)}, s, c)
-		v := rotate(hal.Vec2{X: f.x[2], Y: f.x[3]}, s, c)
+		p := hal.Vec2{X: f.x[0], Y: f.x[1]}.Sub(odo.Pos()).RotateSC(s, c)
+		v := hal.Vec2{X: f.x[2], Y: f.x[3]}.RotateSC(s, c)
 		f.x = [4]float64{p.X, p.Y, v.X, v.Y}
 		var j [4][4]float64
 		j[0][0], j[0][1], j[1][0], j[1][1] = c, -s, s, c
 		j[2][2], j[2][3], j[3][2], j[3][3] = c, -s, s, c
 		f.p = mul4T(mul4(j, f.p), j)
-		d := math.Hypot(float64(odo.X), float64(odo.Y))
-		r := math.Hypot(p.X, p.Y)
+		d := odo.Pos().Len()
+		r := p.Len()
 		n := f.odoTrans*d + f.odoRot*math.Abs(float64(odo.Heading))*r
 		f.p[0][0] += n * n
 		f.p[1][1] += n * n
 		if f.rejects > 0 {
-			f.lastReject = rotate(hal.Vec2{X: f.lastReject.X - float64(odo.X), Y: f.lastReject.Y - float64(odo.Y)}, s, c)
+			f.lastReject = f.lastReject.Sub(odo.Pos()).RotateSC(s, c)
 		}
 	}
 	f.p[0][0] = math.Min(f.p[0][0], maxPosVar)
@@ -91,7 +91,7 @@ func (f *ballFilter) predict(dt float64, odo hal.Pose2) {
 
 // obsCov is the covariance of a ball observation at z.
 func (f *ballFilter) obsCov(z hal.Vec2) [2][2]float64 {
-	d := math.Hypot(z.X, z.Y)
+	d := z.Len()
 	sr := f.cfg.DistanceNoise*d + float64(f.cfg.MinNoise)
 	st := float64(f.cfg.BearingNoise)*d + float64(f.cfg.MinNoise)
 	return polarCov(z, sr, st)
@@ -113,7 +113,7 @@ func (f *ballFilter) update(v *hal.Vision, now time.Duration) {
 		if o.Kind != hal.ObjBall || !finite(o.Pos.X, o.Pos.Y) {
 			continue
 		}
-		d := math.Hypot(o.Pos.X, o.Pos.Y)
+		d := o.Pos.Len()
 		if f.cfg.MaxDistance > 0 && d > float64(f.cfg.MaxDistance) {
 			continue
 		}
@@ -142,8 +142,7 @@ func (f *ballFilter) update(v *hal.Vision, now time.Duration) {
 	}
 	z := v.Obs[best].Pos
 	if bestM2 > f.cfg.Gate {
-		dx, dy := z.X-f.lastReject.X, z.Y-f.lastReject.Y
-		if f.rejects > 0 && math.Hypot(dx, dy) <= float64(f.cfg.ReinitDistance) {
+		if f.rejects > 0 && z.Dist(f.lastReject) <= float64(f.cfg.ReinitDistance) {
 			f.rejects++
 		} else {
 			f.rejects = 1

@@ -43,18 +43,16 @@ func TestBallAccuracyWithinTwoMetres(t *testing.T) {
 				w.step(&in)
 				h.step(t, &in)
 				truth := w.pose.Local(w.ball)
-				if h.now() < time.Second || math.Hypot(truth.X, truth.Y) > 2 {
+				if h.now() < time.Second || truth.Len() > 2 {
 					continue
 				}
 				if !h.ball.Valid || h.ball.Lost {
 					t.Fatalf("%v: ball %+v not tracked", h.now(), h.ball)
 				}
-				errs = append(errs, math.Hypot(h.ball.Pos.X-truth.X, h.ball.Pos.Y-truth.Y))
-				s, c := math.Sincos(-float64(w.pose.Heading))
-				tv := rotate(w.ballVel, s, c)
-				velErrs = append(velErrs, math.Hypot(h.ball.Vel.X-tv.X, h.ball.Vel.Y-tv.Y))
+				errs = append(errs, h.ball.Pos.Dist(truth))
+				velErrs = append(velErrs, h.ball.Vel.Dist(w.ballVel.Rotate(-w.pose.Heading)))
 				if h.ball.FieldValid {
-					fieldErrs = append(fieldErrs, math.Hypot(h.ball.FieldPos.X-w.ball.X, h.ball.FieldPos.Y-w.ball.Y))
+					fieldErrs = append(fieldErrs, h.ball.FieldPos.Dist(w.ball))
 				}
 			}
 			med := percentile(errs, 0.5)

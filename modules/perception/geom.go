@@ -19,11 +19,6 @@ func finite(vs ...float64) bool {
 	return true
 }
 
-// rotate rotates v by the angle with sine s and cosine c.
-func rotate(v hal.Vec2, s, c float64) hal.Vec2 {
-	return hal.Vec2{X: c*v.X - s*v.Y, Y: s*v.X + c*v.Y}
-}
-
 // rotateCov2 returns R·C·Rᵀ for the rotation with sine s and cosine c.
 func rotateCov2(m [2][2]float64, s, c float64) [2][2]float64 {
 	// R = [c -s; s c]
@@ -51,7 +46,7 @@ func mahalanobis2(v hal.Vec2, inv [2][2]float64) float64 {
 // polarCov returns the covariance of a ground observation at p with
 // standard deviations sr along the line of sight and st across it.
 func polarCov(p hal.Vec2, sr, st float64) [2][2]float64 {
-	d := math.Hypot(p.X, p.Y)
+	d := p.Len()
 	c, s := 1.0, 0.0
 	if d > 1e-9 {
 		c, s = p.X/d, p.Y/d

@@ -344,7 +344,7 @@ func (l *localiser) prepareLine(o *hal.Observation) {
 	if l.nLines >= maxLines || !finite(o.Pos.X, o.Pos.Y, float64(o.Orientation)) {
 		return
 	}
-	d := math.Hypot(o.Pos.X, o.Pos.Y)
+	d := o.Pos.Len()
 	if d > 20 || (l.cfg.MaxLandmarkDistance > 0 && d > float64(l.cfg.MaxLandmarkDistance)) {
 		return
 	}
@@ -409,7 +409,7 @@ func (l *localiser) prepare(v *hal.Vision) int {
 		if !ok || !finite(o.Pos.X, o.Pos.Y) {
 			continue
 		}
-		d := math.Hypot(o.Pos.X, o.Pos.Y)
+		d := o.Pos.Len()
 		if d < 0.05 || d > 20 || (l.cfg.MaxLandmarkDistance > 0 && d > float64(l.cfg.MaxLandmarkDistance)) {
 			continue
 		}
@@ -698,12 +698,12 @@ func (l *localiser) candidates(reg region) (int, bool) {
 			lb := l.landmarksOf(ob, &bufB)
 			for _, pa := range la {
 				for _, pb := range lb {
-					wx, wy := pb.X-pa.X, pb.Y-pa.Y
-					dL := math.Hypot(wx, wy)
+					w := pb.Sub(pa)
+					dL := w.Len()
 					if dL < 1e-6 || math.Abs(dL-dObs) > tol {
 						continue
 					}
-					h := wrap(math.Atan2(wy, wx) - angObs)
+					h := wrap(w.Angle() - angObs)
 					s, c := math.Sincos(h)
 					x := (pa.X - (c*oa.ox - s*oa.oy) + pb.X - (c*ob.ox - s*ob.oy)) / 2
 					y := (pa.Y - (s*oa.ox + c*oa.oy) + pb.Y - (s*ob.ox + c*ob.oy)) / 2

@@ -521,10 +521,9 @@ func (m *Module) Tick(t hal.Tick) error {
 	ball := m.ball.state(t.Time, m.start)
 	m.groundTruth(t.Time, dt, &pose, &ball)
 	if pose.Valid && ball.Valid {
-		s, c := math.Sincos(float64(pose.Pose.Heading))
 		ball.FieldValid = true
 		ball.FieldPos = pose.Pose.Global(ball.Pos)
-		ball.FieldVel = rotate(ball.Vel, s, c)
+		ball.FieldVel = ball.Vel.Rotate(pose.Pose.Heading)
 	}
 	m.poseW.Set(pose)
 	m.ballW.Set(ball)
@@ -581,8 +580,8 @@ func (m *Module) resolveSymmetry(gsValid bool, ball *msg.Ball, reports *msg.Team
 		if others.Valid {
 			s, c := math.Sincos(float64(l.est.Heading))
 			bx, by := x+c*ball.Pos.X-s*ball.Pos.Y, y+s*ball.Pos.X+c*ball.Pos.Y
-			d := math.Hypot(bx-others.Pos.X, by-others.Pos.Y)
-			dm := math.Hypot(-bx-others.Pos.X, -by-others.Pos.Y)
+			d := hal.Vec2{X: bx, Y: by}.Dist(others.Pos)
+			dm := hal.Vec2{X: -bx, Y: -by}.Dist(others.Pos)
 			switch {
 			case d > teamBallFar && dm < teamBallNear:
 				evidence = true
@@ -642,9 +641,8 @@ func (m *Module) groundTruth(now time.Duration, dt float64, pose *msg.RobotPose,
 		vel = hal.Vec2{X: (m.gt.Ball.X - m.truthBall.X) / h, Y: (m.gt.Ball.Y - m.truthBall.Y) / h}
 	}
 	m.truthBall, m.truthTime, m.truthOK = m.gt.Ball, now, true
-	s, c := math.Sincos(-float64(m.gt.Pose.Heading))
 	*ball = msg.Ball{
 		Valid: true, Seen: true, Source: msg.SourceGroundTruth,
-		Pos: m.gt.Pose.Local(m.gt.Ball), Vel: rotate(vel, s, c),
+		Pos: m.gt.Pose.Local(m.gt.Ball), Vel: vel.Rotate(-m.gt.Pose.Heading),
 	}
 }

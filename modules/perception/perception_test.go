@@ -232,12 +232,11 @@ func TestGroundTruthMode(t *testing.T) {
 					math.Abs(h.ball.Pos.X-want.X) > 1e-9 || math.Abs(h.ball.Pos.Y-want.Y) > 1e-9 {
 					t.Errorf("ball %+v, want the truth at %+v", h.ball, want)
 				}
-				s, c := math.Sincos(-float64(w.pose.Heading))
-				wv := rotate(w.ballVel, s, c)
-				if math.Hypot(h.ball.Vel.X-wv.X, h.ball.Vel.Y-wv.Y) > 0.01 {
+				wv := w.ballVel.Rotate(-w.pose.Heading)
+				if h.ball.Vel.Dist(wv) > 0.01 {
 					t.Errorf("ball velocity %+v, want %+v", h.ball.Vel, wv)
 				}
-				if tc.pose && (!h.ball.FieldValid || math.Hypot(h.ball.FieldPos.X-w.ball.X, h.ball.FieldPos.Y-w.ball.Y) > 1e-9) {
+				if tc.pose && (!h.ball.FieldValid || h.ball.FieldPos.Dist(w.ball) > 1e-9) {
 					t.Errorf("ball on the field %+v, want %+v", h.ball.FieldPos, w.ball)
 				}
 			} else if h.ball.Source == msg.SourceGroundTruth || h.ball.Valid {

@@ -219,22 +219,11 @@ func Map(d *Data, team, player uint8, g *msg.GameControl) {
 }
 
 // MapSim maps the backend's game state (SimSpark's play modes, see
-// backends/sim) onto the game state: the phases are the SPL states, the
-// game time counts up within a half.
+// backends/sim) onto the game state: the phases are the SPL states
+// (msg.StateOf), the game time counts up within a half.
 func MapSim(hs *hal.GameState, half time.Duration, g *msg.GameControl) {
-	*g = msg.GameControl{Source: msg.GameSourceSimulator, Penalised: hs.Penalised, OurKickOff: hs.OurKickOff,
+	*g = msg.GameControl{Source: msg.GameSourceSimulator, State: msg.StateOf(hs.Phase),
+		Penalised: hs.Penalised, OurKickOff: hs.OurKickOff,
 		ScoreOwn: uint8(min(max(hs.ScoreOwn, 0), 255)), ScoreOpp: uint8(min(max(hs.ScoreOpp, 0), 255)),
 		FirstHalf: hs.GameTime < half, Remaining: max(half-hs.GameTime%half, 0)}
-	switch hs.Phase {
-	case hal.PhaseInitial:
-		g.State = msg.StateInitial
-	case hal.PhaseReady:
-		g.State = msg.StateReady
-	case hal.PhaseSet:
-		g.State = msg.StateSet
-	case hal.PhaseFinished:
-		g.State = msg.StateFinished
-	default:
-		g.State = msg.StatePlaying
-	}
 }

@@ -192,9 +192,9 @@ func (a *Allocator) Cost(rec *msg.RoleRecord, r msg.Role) float64 {
 			c = max(c, a.cfg.UnknownBallCost)
 		}
 	case msg.RoleDefender:
-		c = dist(rec.Pos, a.cfg.DefenderPos) / a.cfg.Speed
+		c = rec.Pos.Dist(a.cfg.DefenderPos) / a.cfg.Speed
 	case msg.RoleGoalie:
-		c = dist(rec.Pos, a.cfg.GoaliePos) / a.cfg.Speed
+		c = rec.Pos.Dist(a.cfg.GoaliePos) / a.cfg.Speed
 	}
 	if rec.Fallen {
 		c += a.cfg.FallenCost
@@ -212,8 +212,6 @@ func (a *Allocator) Cost(rec *msg.RoleRecord, r msg.Role) float64 {
 	}
 	return c
 }
-
-func dist(a, b hal.Vec2) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }
 
 // Assignment is an allocation: Roles[i] and Costs[i] belong to
 // Records[i] of the input.

@@ -22,11 +22,11 @@ type TravelConfig struct {
 // Time returns the estimated time for a robot at pose to go to p and
 // search there (the thesis' Time(pos, center(S_j))).
 func (t *TravelConfig) Time(pose hal.Pose2, p hal.Vec2) float64 {
-	dx, dy := p.X-float64(pose.X), p.Y-float64(pose.Y)
-	d := math.Hypot(dx, dy)
+	v := p.Sub(pose.Pos())
+	d := v.Len()
 	turn := 0.0
 	if d > 0.3 {
-		turn = math.Abs(math.Remainder(math.Atan2(dy, dx)-float64(pose.Heading), 2*math.Pi))
+		turn = math.Abs(math.Remainder(v.Angle()-float64(pose.Heading), 2*math.Pi))
 	}
 	return d/max(t.Speed, 1e-3) + turn/max(t.TurnSpeed, 1e-3) + t.Search.D().Seconds()
 }
@@ -96,7 +96,7 @@ var Points2016 = [8]hal.Vec2{
 func Nearest2016(p hal.Vec2) int {
 	best, bestD := 0, math.Inf(1)
 	for i, q := range Points2016 {
-		if d := math.Hypot(q.X-p.X, q.Y-p.Y); d < bestD {
+		if d := q.Dist(p); d < bestD {
 			best, bestD = i, d
 		}
 	}

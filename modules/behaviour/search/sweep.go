@@ -210,14 +210,14 @@ func (s *Sweep) Look(pose hal.Pose2, dt time.Duration, share float64) {
 		for col := c0; col <= c1; col++ {
 			i := row*s.cols + col
 			q := s.centre(i)
-			dx, dy := q.X-px, q.Y-py
-			d := math.Hypot(dx, dy)
+			v := q.Sub(pose.Pos())
+			d := v.Len()
 			if d > r {
 				continue
 			}
 			// The cell under the robot's feet is always in view of a
 			// scanning head looking down as it walks past.
-			if d > s.cfg.Cell && math.Abs(math.Remainder(math.Atan2(dy, dx)-h, 2*math.Pi)) > s.cfg.SeeAngle {
+			if d > s.cfg.Cell && math.Abs(math.Remainder(v.Angle()-h, 2*math.Pi)) > s.cfg.SeeAngle {
 				continue
 			}
 			s.mass[i] *= 1 - a
@@ -228,7 +228,7 @@ func (s *Sweep) Look(pose hal.Pose2, dt time.Duration, share float64) {
 // LookAlong takes the mass a teammate saw walking from a to b over dt
 // (its view interpolated in steps of at most one cell), times MateShare.
 func (s *Sweep) LookAlong(a, b hal.Pose2, dt time.Duration) {
-	d := math.Hypot(float64(b.X-a.X), float64(b.Y-a.Y))
+	d := b.Pos().Dist(a.Pos())
 	n := max(1, min(int(math.Ceil(d/s.cfg.Cell)), 16))
 	step := dt / time.Duration(n)
 	for k := 1; k <= n; k++ {
@@ -265,13 +265,13 @@ func (s *Sweep) value(v hal.Vec2, claims *Claims) float64 {
 		for col := c0; col <= c1; col++ {
 			i := row*s.cols + col
 			q := s.centre(i)
-			if math.Hypot(q.X-v.X, q.Y-v.Y) > r {
+			if q.Dist(v) > r {
 				continue
 			}
 			m := s.mass[i]
 			for k := range claims.N {
 				t := claims.Targets[k]
-				if math.Hypot(q.X-t.X, q.Y-t.Y) <= r {
+				if q.Dist(t) <= r {
 					m *= 1 - s.cfg.Claim
 					break
 				}
@@ -316,13 +316,13 @@ func (s *Sweep) Heading(p hal.Vec2) float64 {
 	var sx, sy float64
 	for i := range s.cols * s.rows {
 		q := s.centre(i)
-		dx, dy := q.X-p.X, q.Y-p.Y
-		d := math.Hypot(dx, dy)
+		v := q.Sub(p)
+		d := v.Len()
 		if d > r || d < 1e-6 {
 			continue
 		}
-		sx += s.mass[i] * dx / d
-		sy += s.mass[i] * dy / d
+		sx += s.mass[i] * v.X / d
+		sy += s.mass[i] * v.Y / d
 	}
 	return math.Atan2(sy, sx)
 }

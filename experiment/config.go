@@ -15,6 +15,7 @@ import (
 
 	"github.com/robotd/robotd/backends/sim"
 	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/modules/behaviour"
 	"github.com/robotd/robotd/robot"
 	"github.com/robotd/robotd/simserver"
 	"github.com/robotd/robotd/teamcomm"
@@ -168,7 +169,7 @@ func LookupPositions(name string) (PositionSet, error) {
 // ball distance of 2.5 m, and the 2016 and 2017 searches.
 func DefaultConfig() Config {
 	return Config{
-		Strategies:       []Strategy{{Name: "2016"}, {Name: "2017"}},
+		Strategies:       []Strategy{{Name: behaviour.StrategyFixedPoints}, {Name: behaviour.StrategyProbabilistic}},
 		Balls:            append([]Point(nil), ThesisBalls...),
 		Starts:           append([]Start(nil), ThesisStarts...),
 		Trials:           10,

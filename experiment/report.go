@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/robotd/robotd/modules/behaviour"
 )
 
 // ThesisRow is one position of the thesis' simulated results: found (of
@@ -23,8 +25,8 @@ type ThesisRow struct {
 // Thesis holds the thesis' tables 5.3 (2016) and 5.4 (2017): three
 // simulated robots, ten trials at each of table 5.2's positions.
 var Thesis = map[string][]ThesisRow{
-	"2016": {{10, 48.50}, {10, 80.30}, {10, 59.20}, {1, 100.00}, {10, 87.00}, {8, 70.63}, {10, 61.30}, {8, 139.88}, {5, 99.20}, {8, 115.63}},
-	"2017": {{10, 57.90}, {10, 78.20}, {10, 93.80}, {10, 107.50}, {10, 75.40}, {9, 48.56}, {10, 82.10}, {10, 26.60}, {7, 110.43}, {10, 30.60}},
+	behaviour.StrategyFixedPoints:   {{10, 48.50}, {10, 80.30}, {10, 59.20}, {1, 100.00}, {10, 87.00}, {8, 70.63}, {10, 61.30}, {8, 139.88}, {5, 99.20}, {8, 115.63}},
+	behaviour.StrategyProbabilistic: {{10, 57.90}, {10, 78.20}, {10, 93.80}, {10, 107.50}, {10, 75.40}, {9, 48.56}, {10, 82.10}, {10, 26.60}, {7, 110.43}, {10, 30.60}},
 }
 
 // isThesis reports whether the campaign uses the thesis' ball positions.

@@ -11,11 +11,26 @@ import (
 	"github.com/robotd/robotd/msg"
 )
 
-// The strategies' numbers in the search entry.
+// The search strategies' names in SearchConfig.Strategy, as the thesis
+// (Collette, UNSW 2017) names them by year.
 const (
-	strategy2016  = 2016
-	strategy2017  = 2017
-	strategySweep = 2026 // robotd's team sweep
+	// StrategyFixedPoints is the 2016 search: eight hard-coded points
+	// (the thesis' table 2.1), visited in turn.
+	StrategyFixedPoints = "2016"
+	// StrategyProbabilistic is the 2017 search: the distributed,
+	// probabilistic search of the thesis' chapter 4.
+	StrategyProbabilistic = "2017"
+	// StrategySweep is robotd's team sweep: a shared fine belief of where
+	// the ball may still be (package search's Sweep).
+	StrategySweep = "sweep"
+)
+
+// The strategies' numbers in the search entry (msg.Search.Strategy): the
+// thesis' years, and 2026 for the sweep.
+const (
+	strategyFixedPoints   = 2016
+	strategyProbabilistic = 2017
+	strategySweep         = 2026
 )
 
 // sweepCols and sweepRows are the blocks of the team sweep's summary in
@@ -69,12 +84,12 @@ type finder struct {
 func newFinder(cfg *SearchConfig) *finder {
 	f := &finder{cfg: cfg, point: -1}
 	switch cfg.Strategy {
-	case "2016":
-		f.strategy = strategy2016
-	case "sweep":
+	case StrategyFixedPoints:
+		f.strategy = strategyFixedPoints
+	case StrategySweep:
 		f.strategy = strategySweep
 	default:
-		f.strategy = strategy2017
+		f.strategy = strategyProbabilistic
 	}
 	f.sweep = search.NewSweep(cfg.Sweep, field.SPL())
 	f.grid, _ = search.NewGrid(field.SPL(), cfg.ReliableDistance-cfg.Margin) // validated
@@ -195,7 +210,7 @@ func (f *finder) begin(w *world, p msg.SearchPhase) { f.phase, f.phaseStart = p,
 // choose picks the next search location.
 func (f *finder) choose(w *world) bt.Status {
 	switch f.strategy {
-	case strategy2016:
+	case strategyFixedPoints:
 		if !f.searchedLast || f.point < 0 {
 			// A fresh search starts at the point nearest to where the ball
 			// was last (the thesis §2.3.2). A robot that never knew the
@@ -257,7 +272,7 @@ func (f *finder) scan(w *world) bt.Status {
 
 func (f *finder) spin(w *world) bt.Status {
 	f.markSearching(w)
-	if f.strategy != strategy2017 || f.cfg.SpinSpeed <= 0 {
+	if f.strategy != strategyProbabilistic || f.cfg.SpinSpeed <= 0 {
 		return bt.Success
 	}
 	if w.motion.Active == msg.MotionWalk {

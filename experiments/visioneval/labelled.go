@@ -278,8 +278,12 @@ type ImageResult struct {
 	Balls []BallOutcome
 	// False are the detections that found no labelled ball.
 	False []FalseBall
-	// RobotsFound of RobotsLabelled were detected (IoU ≥ RobotIoU).
+	// RobotsFound of RobotsLabelled were detected (IoU ≥ RobotIoU);
+	// RobotIoUs is each labelled robot's best IoU with a detected box,
+	// FalseRobots counts the boxes that match no label.
 	RobotsFound, RobotsLabelled int
+	RobotIoUs                   []float64
+	FalseRobots                 int
 	Duration                    time.Duration
 	// Work is what the frame cost the pipeline.
 	Work vision.Work
@@ -330,6 +334,9 @@ type LabelledReport struct {
 	// no label.
 	Robots, Marks Rate
 	FalseMarks    int
+	// FalseRobots counts the detected robot boxes that match no labelled
+	// robot (IoU < RobotIoU).
+	FalseRobots int
 	// Durations are the frames' processing times.
 	Durations []time.Duration
 	// MissKinds and FalseKinds count the misses and false balls by kind.
@@ -488,9 +495,10 @@ func (rep *LabelledReport) score(ir *ImageResult, im *LabelledImage, img *vision
 		}
 	}
 	ir.RobotsLabelled = len(im.Robots)
-	ir.RobotsFound = robotsFound(im.Robots, res)
+	ir.RobotIoUs, ir.RobotsFound, ir.FalseRobots = scoreRobots(im.Robots, robotBoxes(res))
 	rep.Robots.Total += ir.RobotsLabelled
 	rep.Robots.Found += ir.RobotsFound
+	rep.FalseRobots += ir.FalseRobots
 }
 
 // ballKinds lists what may make a labelled ball hard to find.
@@ -587,19 +595,29 @@ func boundaryAt(pts [][2]float64, u float64) (float64, bool) {
 	return 0, false
 }
 
-// robotsFound counts the labelled robots a detected robot box overlaps
-// with IoU ≥ RobotIoU (none while the pipeline reports no robots).
-func robotsFound(labels []LabelBox, res *vision.Result) int {
-	n := 0
-	for _, l := range labels {
-		for _, r := range robotBoxes(res) {
-			if iou(l, r) >= RobotIoU {
-				n++
-				break
-			}
+// scoreRobots returns each labelled robot's best IoU with a detected box,
+// the labelled robots with one of at least RobotIoU, and the detected
+// boxes with none.
+func scoreRobots(labels, boxes []LabelBox) (best []float64, found, falseBoxes int) {
+	best = make([]float64, len(labels))
+	for i, l := range labels {
+		for _, r := range boxes {
+			best[i] = max(best[i], iou(l, r))
+		}
+		if best[i] >= RobotIoU {
+			found++
 		}
 	}
-	return n
+	for _, r := range boxes {
+		hit := false
+		for _, l := range labels {
+			hit = hit || iou(l, r) >= RobotIoU
+		}
+		if !hit {
+			falseBoxes++
+		}
+	}
+	return best, found, falseBoxes
 }
 
 func iou(a, b LabelBox) float64 {
@@ -652,13 +670,13 @@ func (rep *LabelledReport) Summary() string {
 	for _, ir := range rep.Images {
 		w := ir.Work
 		mw = vision.Work{ScanPoints: max(mw.ScanPoints, w.ScanPoints), Runs: max(mw.Runs, w.Runs), Spots: max(mw.Spots, w.Spots),
-			Candidates: max(mw.Candidates, w.Candidates), NetRuns: max(mw.NetRuns, w.NetRuns), LinePoints: max(mw.LinePoints, w.LinePoints),
+			Candidates: max(mw.Candidates, w.Candidates), NetRuns: max(mw.NetRuns, w.NetRuns), RobotRuns: max(mw.RobotRuns, w.RobotRuns), LinePoints: max(mw.LinePoints, w.LinePoints),
 			RansacIterations: max(mw.RansacIterations, w.RansacIterations), RansacTests: max(mw.RansacTests, w.RansacTests)}
 	}
 	fmt.Fprintf(&b, "most work in a frame: %+v\n", mw)
 	fmt.Fprintf(&b, "penalty marks: %v found, %d reported near no label\n", rep.Marks, rep.FalseMarks)
-	if rep.Robots.Total > 0 {
-		fmt.Fprintf(&b, "robots: %v detected (IoU ≥ %g)\n", rep.Robots, RobotIoU)
+	if rep.Robots.Total > 0 || rep.FalseRobots > 0 {
+		fmt.Fprintf(&b, "robots: %v detected (IoU ≥ %g), %d boxes matching no label\n", rep.Robots, RobotIoU, rep.FalseRobots)
 	}
 	nb := slices.Clone(rep.NonBallScores)
 	slices.Sort(nb)
@@ -719,8 +737,12 @@ func (rep *LabelledReport) Table(all bool) string {
 		for _, f := range ir.False {
 			fmt.Fprintf(&b, " FALSE (%.0f,%.0f r%.0f p%.2f) [%s];", f.U, f.V, f.Radius, f.Score, f.Kind)
 		}
-		if ir.RobotsLabelled > 0 {
-			fmt.Fprintf(&b, " robots %d/%d", ir.RobotsFound, ir.RobotsLabelled)
+		if ir.RobotsLabelled > 0 || ir.FalseRobots > 0 {
+			fmt.Fprintf(&b, " robots %d/%d (IoU", ir.RobotsFound, ir.RobotsLabelled)
+			for _, v := range ir.RobotIoUs {
+				fmt.Fprintf(&b, " %.2f", v)
+			}
+			fmt.Fprintf(&b, "), %d boxes matching none", ir.FalseRobots)
 		}
 		b.WriteString("\n")
 	}
@@ -745,9 +767,14 @@ func (rep *LabelledReport) Check(th LabelledThresholds) error {
 	return nil
 }
 
-// robotBoxes are the robots the pipeline detected, as boxes.
+// robotBoxes are the robots the pipeline detected (Result.Robots), as
+// boxes.
 func robotBoxes(res *vision.Result) []LabelBox {
-	return nil
+	out := make([]LabelBox, len(res.Robots))
+	for i, r := range res.Robots {
+		out[i] = LabelBox{X0: r.X0, Y0: r.Y0, X1: r.X1, Y1: r.Y1}
+	}
+	return out
 }
 
 // Augmentation is a change of the images that real venues and cameras

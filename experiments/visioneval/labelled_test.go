@@ -5,6 +5,7 @@ import (
 	"flag"
 	"image"
 	"image/png"
+	"math"
 	"testing"
 	"testing/fstest"
 
@@ -37,6 +38,9 @@ func TestRealSet(t *testing.T) {
 	}
 	if err := rep.Check(realThresholds); err != nil {
 		t.Error(err)
+	}
+	if p := rep.Robots.Percent(); p < minRealRobots {
+		t.Errorf("robots %v detected, want ≥ %g %%", rep.Robots, minRealRobots)
 	}
 	if *pitchSweep {
 		for _, off := range []float64{-3, 3} {
@@ -76,6 +80,17 @@ var augmentedThresholds = LabelledThresholds{MinRecall: 60, MinNear: 60, MaxFals
 // pipeline measures on the set.
 var realThresholds = LabelledThresholds{MinRecall: 75, MinNear: 75, MaxFalsePer100: 2}
 
+// minRealRobots is TestRealSet's floor of the labelled robots detected
+// (IoU ≥ RobotIoU), %: the pipeline finds 2 of the 7. The misses: in
+// GO2018G5C_MrBurns_00312222_U the robot cut off by the image's top
+// (78×70 px, its legs only); in ChinaTest2015 …00070111_U a far robot
+// off the field (44×42 px), which the network does not see; in
+// GO2018G2B_Joker_00476316_L three parts of robots close to the lower
+// camera (a foot, a leg, a jersey 609 px wide), which B-Human's network,
+// trained on the upper camera's whole robots, does not see, and the
+// jersey is wider than half the image (B-Human's limit).
+const minRealRobots = 25.0
+
 // TestLabelledScoring scores a hand-made image: a found ball, a missed
 // one, a false one on a robot.
 func TestLabelledScoring(t *testing.T) {
@@ -84,7 +99,8 @@ func TestLabelledScoring(t *testing.T) {
 		Robots: []LabelBox{{X0: 500, Y0: 100, X1: 600, Y1: 350}}}
 	img := vision.Image{Data: make([]byte, 640*480*2), Width: 640, Height: 480}
 	cam := im.Projector(640, 480, 0)
-	res := &vision.Result{Balls: []vision.Ball{{U: 103, V: 302, Radius: 10}, {U: 550, V: 300, Radius: 8}, {U: 412, V: 300, Radius: 10}}}
+	res := &vision.Result{Balls: []vision.Ball{{U: 103, V: 302, Radius: 10}, {U: 550, V: 300, Radius: 8}, {U: 412, V: 300, Radius: 10}},
+		Robots: []vision.RobotBox{{X0: 510, Y0: 120, X1: 600, Y1: 340, Score: 0.8}, {X0: 0, Y0: 0, X1: 50, Y1: 50, Score: 0.7}}}
 	rep := &LabelledReport{Frames: 1, MissKinds: map[string]int{}, FalseKinds: map[string]int{}}
 	var ir ImageResult
 	rep.score(&ir, im, &img, cam, res)
@@ -93,6 +109,10 @@ func TestLabelledScoring(t *testing.T) {
 	}
 	if len(rep.Errors) != 1 || rep.Errors[0] > 3.7 {
 		t.Errorf("errors %v", rep.Errors)
+	}
+	// The first box matches the labelled robot (IoU 0.79), the second none.
+	if rep.Robots != (Rate{1, 1}) || rep.FalseRobots != 1 || len(ir.RobotIoUs) != 1 || math.Abs(ir.RobotIoUs[0]-0.792) > 0.01 {
+		t.Errorf("robots %v, false boxes %d, IoUs %v", rep.Robots, rep.FalseRobots, ir.RobotIoUs)
 	}
 }
 

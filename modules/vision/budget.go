@@ -11,6 +11,8 @@ package vision
 //     no further scan lines are split;
 //   - the ball spots kept (MaxBallCandidates) and the network's checks
 //     (MaxBallChecks);
+//   - the robot network: one run of fixed cost (an 80×60 input) per frame
+//     at most, its boxes bounded by the obstacles' (16);
 //   - the line points (maxRansacPoints, evenly thinned) and the RANSAC
 //     point tests (ransacBudget), and the penalty mark hypotheses
 //     (maxMarkTrials).
@@ -44,6 +46,7 @@ func workLimits(cfg Config, w, h int) Work {
 		Runs:        p.runBudget() + 2*(w+h), // the last run of each scan line
 		Candidates:  cfg.MaxBallCandidates,
 		NetRuns:     cfg.MaxBallChecks,
+		RobotRuns:   1,
 		LinePoints:  maxRansacPoints,
 		RansacTests: p.ransacBudget() + maxRansacPoints,
 	}

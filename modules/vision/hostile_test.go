@@ -108,7 +108,7 @@ func TestHostileWorkBounded(t *testing.T) {
 		w := r.Work
 		t.Logf("%-18s %6v %+v", c.name, d.Round(time.Microsecond), w)
 		if w.ScanPoints > lim.ScanPoints || w.Runs > lim.Runs || w.Candidates > lim.Candidates ||
-			w.NetRuns > lim.NetRuns || w.LinePoints > lim.LinePoints || w.RansacTests > lim.RansacTests {
+			w.NetRuns > lim.NetRuns || w.RobotRuns > lim.RobotRuns || w.LinePoints > lim.LinePoints || w.RansacTests > lim.RansacTests {
 			t.Errorf("%s: work %+v beyond the bounds %+v", c.name, w, lim)
 		}
 		// Against the normal frame: at most twice its scan, runs, RANSAC.

@@ -175,8 +175,23 @@ func BenchmarkProcessReal(b *testing.B) {
 	bench(b, img, cam)
 }
 
-func bench(b *testing.B, img Image, cam Projector) {
-	p, err := New(Config{})
+// BenchmarkProcessNoRobots and BenchmarkProcessRealNoRobots are the
+// same frames without the robot detector.
+func BenchmarkProcessNoRobots(b *testing.B) {
+	img, cam := benchFrame()
+	benchWith(b, Config{NoRobotDetector: true}, img, cam)
+}
+
+func BenchmarkProcessRealNoRobots(b *testing.B) {
+	img := loadPNG(b, filepath.Join(htwkDir, "ChinaTest2015GAB03B_AnyBallTest3_00070111_U.png"))
+	cam := visiontest.NewPinhole(640, 480, deg(60.97), [3]float64{0, 0, 0.5}, 0, deg(10.6), 0)
+	benchWith(b, Config{NoRobotDetector: true}, img, cam)
+}
+
+func bench(b *testing.B, img Image, cam Projector) { benchWith(b, Config{}, img, cam) }
+
+func benchWith(b *testing.B, cfg Config, img Image, cam Projector) {
+	p, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -78,6 +78,13 @@ type Pipeline struct {
 	marks               [maxMarks]hal.Vec2
 	balls               [maxBalls]Ball
 	obstacles           [maxObstacles]Obstacle
+	regionBuf           [maxObstacles]Obstacle
+	reportedBuf         [maxObstacles]RobotBox
+	robots              *RobotDetector
+	boundaryFn          func(u float64) float64
+	lastRobots          []RobotBox // the last run's boxes, the detector's
+	robotW, robotH      int        // their frame's size
+	robotTick           uint64     // frames of that size: runs at multiples of RobotDetectorEvery
 	cands               [maxBallCandidates]ballCand
 	nCands              int
 	net                 patchNet
@@ -127,6 +134,12 @@ func New(cfg Config) (*Pipeline, error) {
 		}
 		p.net = net
 	}
+	d, err := newRobotDetector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.robots = d
+	p.boundaryFn = p.boundaryAt
 	return p, nil
 }
 
@@ -163,6 +176,7 @@ func (p *Pipeline) Process(img Image, proj Projector, out *hal.Vision) (*Result,
 		p.fieldBoundary()
 		p.scanRows()
 		p.findObstacles()
+		p.findRobots()
 		p.findBalls()
 		p.collectLinePoints()
 		p.findCircle()

@@ -1,24 +1,8 @@
 package vision
 
-// Wiring (for the pipeline's owner): New creates one detector,
-// NewRobotDetector(nets.RobotDetector(), RobotConfig{}), next to the ball
-// network (its error is New's error), when a Config switch says this
-// pipeline's camera is the upper one (robot/vision.go runs one Pipeline
-// per camera; B-Human runs this network on the upper camera only, its
-// lower camera having a scan-based detector). Process, when the field was
-// found (B-Human skips it without a valid field boundary), calls
-// boxes, err := d.DetectBelow(img, p.boundaryAt) after fieldBoundary()
-// and before findBalls(); an error (a frame size other than 80k×60k) skips
-// the robots, not the frame. Each box becomes an Obstacle: U0, U1 = X0,
-// X1; V = Y1, the feet; Pos = ImageToGround of the bottom centre and
-// Width = the distance of the bottom corners on the ground, the box
-// dropped when they do not project, lie beyond MaxDistance or are more
-// than 0.75 m apart (B-Human's limit); so each reaches hal.Vision as an
-// ObjRobot through observations(). In checkCands a ball whose centre
-// (u, v) has OnRobot(boxes, u, v) true is accepted only with a ball score
-// ≥ RobotBallScore. The boxes belong to the detector until its next call;
-// a detector is for one goroutine. DetectBelow does not allocate; its
-// cost is BenchmarkRobotDetector's.
+// The pipeline runs one detector (robotobstacles.go); DetectBelow does
+// not allocate, its cost is BenchmarkRobotDetector's. The boxes belong to
+// the detector until its next call; a detector is for one goroutine.
 //
 // The detector is B-Human's RobotDetector (Code Release 2025,
 // github.com/bhuman/BHumanCodeRelease at d89d603f:

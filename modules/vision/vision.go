@@ -23,7 +23,11 @@
 //     network (BallAndPenaltyMarkPerceptor, modules/vision/nets) on a
 //     32×32 grey patch of 3.5 projected radii, which also gives the
 //     ball's centre and radius; on a robot a ball needs RobotBallScore;
-//   - obstacles are tall non-field regions standing on the field.
+//   - robots are found by B-Human's RobotDetector network (robots.go,
+//     modules/vision/nets) on the frame shrunk to 80×60, below the field
+//     boundary; each box is an obstacle at its foot points on the ground;
+//   - obstacles are also tall non-field regions standing on the field,
+//     reported where no robot box covers them.
 //
 // Observations are relative to the robot's feet on the ground plane, with a
 // one-sigma uncertainty derived from the projection, and never carry
@@ -36,7 +40,8 @@
 //
 // This product includes software developed by B-Human
 // (http://www.b-human.de): the ball network and its preprocessing
-// (ballnet.go, modules/vision/nets).
+// (ballnet.go), the robot detector network, its preprocessing and box
+// decoding (robots.go), and the networks themselves (modules/vision/nets).
 package vision
 
 import (
@@ -156,6 +161,20 @@ type Config struct {
 	// BallModel is the ball network as ONNX; nil takes the embedded one
 	// (modules/vision/nets).
 	BallModel []byte `json:"-"`
+	// NoRobotDetector turns the robot detector off: the obstacles are then
+	// the tall non-field regions only. The detector runs on frames of
+	// 80k×60k pixels (k = 2, 4, 8, 16: 640×480), others go without.
+	NoRobotDetector bool `json:"no_robot_detector"`
+	// RobotDetectorEvery runs the robot detector on every Nth frame (1:
+	// each frame); the frames between use the last frame's boxes for the
+	// balls but report no robot.
+	RobotDetectorEvery int `json:"robot_detector_every"`
+	// RobotScore is the least confidence of a detected robot (B-Human's
+	// objectThreshold, 0.6).
+	RobotScore float64 `json:"robot_score"`
+	// RobotModel is the robot network as ONNX; nil takes the embedded one
+	// (modules/vision/nets).
+	RobotModel []byte `json:"-"`
 	// PixelSigma is the one-sigma pixel error behind the reported
 	// uncertainty.
 	PixelSigma float64 `json:"pixel_sigma"`
@@ -190,6 +209,8 @@ func DefaultConfig() Config {
 		PenaltyMarkScore:   0.9,
 		MaxBalls:           1,
 		PixelSigma:         1.5,
+		RobotDetectorEvery: 1,
+		RobotScore:         0.6,
 	}
 }
 
@@ -244,6 +265,8 @@ func (c Config) withDefaults() Config {
 	setF(&c.PenaltyMarkScore, d.PenaltyMarkScore)
 	setI(&c.MaxBalls, d.MaxBalls)
 	setF(&c.PixelSigma, d.PixelSigma)
+	setI(&c.RobotDetectorEvery, d.RobotDetectorEvery)
+	setF(&c.RobotScore, d.RobotScore)
 	return c
 }
 
@@ -251,32 +274,35 @@ func (c Config) withDefaults() Config {
 // setting, keyed within the vision section.
 func (c Config) Rules() config.Rules {
 	return config.Rules{
-		"max_width":            config.Int(16, 4096).Doc("px", "the widest frame Process accepts (even); buffers are sized for it"),
-		"max_height":           config.Int(16, 4096).Doc("px", "the highest frame Process accepts; buffers are sized for it"),
-		"column_spacing":       config.Int(1, 32).Doc("px", "the distance of the densest vertical scan lines, px"),
-		"field_sample_step":    config.Int(2, 64).Doc("px", "the spacing of the grid that estimates the field colour, px"),
+		"max_width":            config.Int(16, 4096).Doc("px", "the widest image accepted (even); buffers are sized for it"),
+		"max_height":           config.Int(16, 4096).Doc("px", "the tallest image accepted; buffers are sized for it"),
+		"column_spacing":       config.Int(1, 32).Doc("px", "the distance between the densest vertical scan lines"),
+		"field_sample_step":    config.Int(2, 64).Doc("px", "the spacing of the pixel grid that estimates the field colour"),
 		"field_green_ratio":    config.Between(0, 1, true, true).Doc("fraction", "the fraction of the field colour's saturation (its chroma distance from grey, along the same hue) a pixel needs to count as field"),
 		"min_field_saturation": config.Range(1, 100).Doc("", "the least chroma distance from grey the estimated field colour must have; below it the image shows no field"),
-		"min_white_contrast":   config.Range(1, 200).Doc("", "the least luma above the field's mean for white"),
+		"min_white_contrast":   config.Range(1, 200).Doc("", "the least luma above the field's mean for a pixel to count as white"),
 		"line_width":           config.Between(0.005, 0.5, true, false).Doc("m", "the width of the field lines"),
-		"max_distance":         config.Range(1, 50).Doc("m", "bounds what is reported, m"),
-		"max_ball_distance":    config.Range(0.3, 50).Doc("m", "bounds the balls reported, m (at most MaxDistance takes effect): a detector's reliable ball distance, such as the 2.5 m of the simulator's detected observations (sim.vision.reliable_ball_distance)"),
+		"max_distance":         config.Range(1, 50).Doc("m", "the farthest distance at which anything is reported"),
+		"max_ball_distance":    config.Range(0.3, 50).Doc("m", "the farthest distance at which a ball is reported (at most max_distance)"),
 		"ransac_iterations":    config.Int(1, 10_000).Doc("", "the number of hypotheses per RANSAC model"),
-		"max_lines":            config.Int(1, maxLines).Doc("", "bounds the line segments per frame"),
-		"min_line_points":      config.Int(2, 100).Doc("", "the least support of a segment"),
+		"max_lines":            config.Int(1, maxLines).Doc("", "the most line segments reported per frame"),
+		"min_line_points":      config.Int(2, 100).Doc("", "the fewest points a line segment needs"),
 		"min_line_length":      config.Between(0, 10, true, false).Doc("m", "the shortest line segment reported"),
-		"line_tolerance":       config.Between(0, 1, true, false).Doc("m", "the inlier distance of line and circle points at the robot"),
+		"line_tolerance":       config.Between(0, 1, true, false).Doc("m", "the inlier distance of line and circle points right at the robot"),
 		"line_tolerance_slope": config.Range(0, 1).Doc("fraction", "how much the inlier distance grows per metre of distance"),
-		"min_circle_points":    config.Int(4, 200).Doc("", "the least support of the centre circle"),
+		"min_circle_points":    config.Int(4, 200).Doc("", "the fewest points the centre circle needs"),
 		"ball_size_tolerance":  config.Between(0, 1, true, true).Doc("fraction", "the relative deviation of a ball's radius in the image from the projected one that is still accepted"),
-		"max_ball_candidates":  config.Int(1, maxBallCandidates).Doc("", "bounds the ball spots kept per frame (the best ranked)"),
-		"max_ball_checks":      config.Int(1, maxBallCandidates).Doc("", "bounds the spots the ball network checks per frame, best ranked first"),
+		"max_ball_candidates":  config.Int(1, maxBallCandidates).Doc("", "the most ball spots kept per frame (the best ranked)"),
+		"max_ball_checks":      config.Int(1, maxBallCandidates).Doc("", "the most ball spots the ball network checks per frame, best ranked first"),
 		"ball_score":           config.Between(0, 1, true, true).Doc("fraction", "the least ball probability of the network for a ball"),
 		"sure_ball_score":      config.Range(0, 1).Doc("fraction", "the ball probability at or above which a ball is sure (at least ball_score)"),
 		"robot_ball_score":     config.Range(0, 1).Doc("fraction", "the ball probability a ball on or next to a robot needs (at least ball_score)"),
 		"penalty_mark_score":   config.Between(0, 1, true, false).Doc("fraction", "the least penalty mark probability for a mark (B-Human's penaltyThreshold)"),
-		"max_balls":            config.Int(1, maxBalls).Doc("", "bounds the balls reported per frame, the most probable"),
+		"max_balls":            config.Int(1, maxBalls).Doc("", "the most balls reported per frame (the most probable)"),
 		"pixel_sigma":          config.Between(0, 50, true, false).Doc("px", "the one-sigma pixel error behind the reported uncertainty"),
+		"no_robot_detector":    config.Bool().Doc("", "turns the robot detector (B-Human's RobotDetector network) off: the obstacles are then the tall non-field regions only"),
+		"robot_detector_every": config.Int(1, 30).Doc("", "runs the robot detector on every Nth frame (1: each); the frames between use the last boxes for the balls but report no robot"),
+		"robot_score":          config.Between(0, 1, true, true).Doc("fraction", "the least confidence of a detected robot (B-Human's objectThreshold)"),
 	}
 }
 
@@ -309,7 +335,7 @@ const (
 	maxBalls          = 4
 	maxIntersections  = 16
 	maxMarks          = 4
-	maxObstacles      = 8
+	maxObstacles      = 16
 	maxLinePoints     = 1024
 )
 
@@ -335,13 +361,16 @@ type Ball struct {
 	Score        float64
 }
 
-// Obstacle is a tall non-field region standing on the field: its foot
-// point on the ground and its width there, its image columns and foot row.
+// Obstacle is a robot the robot detector found or a tall non-field region
+// standing on the field: its foot point on the ground and its width
+// there, its image columns and foot row. Score is the robot detector's
+// confidence, 0 for a non-field region.
 type Obstacle struct {
 	Pos    hal.Vec2
 	Width  float64
 	U0, U1 int
 	V      int
+	Score  float64
 }
 
 // Colour is a YUV colour.
@@ -365,7 +394,14 @@ type Result struct {
 	Intersections []Intersection
 	Marks         []hal.Vec2
 	Balls         []Ball
-	Obstacles     []Obstacle
+	// Obstacles are the detected robots that stand on the field within
+	// MaxDistance, by falling score, then the non-field regions no robot
+	// box covers.
+	Obstacles []Obstacle
+	// Robots are the robot detector's boxes of this frame, by falling
+	// score (those of the last run on a frame without a run; empty when
+	// it is off).
+	Robots []RobotBox
 	// Candidates are the frame's ball spots, best ranked first, with the
 	// network's verdict.
 	Candidates []Candidate
@@ -387,6 +423,8 @@ type Work struct {
 	Spots, Candidates int
 	// NetRuns are the ball network's evaluations (≤ MaxBallChecks).
 	NetRuns int
+	// RobotRuns are the robot network's evaluations (≤ 1).
+	RobotRuns int
 	// LinePoints are the line points on the ground; RansacIterations the
 	// line and circle hypotheses tried, RansacTests the points tested
 	// against them.

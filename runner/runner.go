@@ -57,6 +57,17 @@ func DefaultConfig() Config {
 	return Config{Every: map[string]int{}, SafeStateTimeout: config.Duration(time.Second)}
 }
 
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within robotd's runner section.
+func (c Config) Rules() config.Rules {
+	return config.Rules{
+		"every":              config.Each(config.Int(0, 10_000)).Doc("", "runs a module only on every Nth tick, by module name (0 or 1: every tick)"),
+		"budget":             config.Durations(0, 10*time.Second).Doc("", "the time one module may take per tick before it counts as an overrun (0: the tick's period)"),
+		"safe_state_timeout": config.Durations(time.Millisecond, time.Minute).Doc("", "how long shutdown waits for the backend to reach its safe state"),
+		"stop_after":         config.Durations(0, 24*time.Hour).Doc("", "ends the run after this much tick time (0: runs until stopped)"),
+	}
+}
+
 type slot struct {
 	m     Module
 	every uint64

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/internal/udpshare"
 )
 
@@ -55,6 +56,20 @@ const MaxPlayer = 20
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{Broadcast: "255.255.255.255", Queue: 64, Allow: []string{}}
+}
+
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within robotd's teamcomm.udp section.
+func (c Config) Rules() config.Rules {
+	return config.Rules{
+		"team":      config.Int(0, 99).Doc("", "this robot's SPL team number (robotd sets it from robot.team_number)"),
+		"player":    config.Int(0, MaxPlayer).Doc("", "this robot's player number (robotd sets it from robot.player)"),
+		"port":      config.Port(true).Doc("", "the team's UDP port (0: 10000 + team)"),
+		"broadcast": config.IP(false).Doc("", "the address team messages are broadcast to"),
+		"hub":       config.HostPort(true, false).Doc("", "a Hub's host:port that gets every message instead of the broadcast address, for several robots on one machine (empty: none)"),
+		"queue":     config.Int(1, 100_000).Doc("", "how many received datagrams may wait for the tick; the oldest are dropped"),
+		"allow":     config.Prefixes().Doc("", "the networks team datagrams may come from; others are dropped as spoofed (empty: loopback and this machine's networks)"),
+	}
 }
 
 // allowed returns the networks of cfg.Allow, or the default ones.

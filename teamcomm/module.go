@@ -36,6 +36,20 @@ func DefaultModuleConfig() ModuleConfig {
 		ReassemblySlots: 8, FragmentTimeout: config.Duration(2 * time.Second)}
 }
 
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within robotd's teamcomm section.
+func (c ModuleConfig) Rules() config.Rules {
+	return config.Rules{
+		"budget":           config.Int(0, 1_000_000).Doc("messages per game", "the team's message budget (SPL: 1200), used when no GameController says how many are left"),
+		"game_length":      config.Durations(time.Second, 24*time.Hour).Doc("", "the playing time the budget is for (two halves of 10 minutes)"),
+		"reserve":          config.Int(0, 1_000_000).Doc("messages", "the messages kept back for the end of the game"),
+		"min_interval":     config.Durations(0, time.Hour).Doc("", "the shortest time between two messages of this robot"),
+		"max_age":          config.Durations(0, time.Hour).Doc("", "forgets a teammate not heard from for this long"),
+		"reassembly_slots": config.Int(1, 1000).Doc("", "how many fragmented messages are reassembled at a time; a new one drops the oldest"),
+		"fragment_timeout": config.Durations(0, time.Minute).Doc("", "drops a message whose fragments do not all arrive within this time"),
+	}
+}
+
 // halfLength is an SPL half.
 const halfLength = 10 * time.Minute
 

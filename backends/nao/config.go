@@ -143,27 +143,55 @@ func (c *Config) batteryOrder() lola.BatteryOrder {
 	return lola.BatteryStatusCurrent
 }
 
-// Validate reports every problem with c, each naming its JSON key.
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within the NAO's section: its own, the link's
+// (pacing.Link) and the cameras' (v4l2.Config).
+func (c Config) Rules() config.Rules {
+	r := c.ownRules().Add("", c.Link.Rules(linkSpec))
+	r.Add("cameras.top", c.Cameras.Top.Rules())
+	return r.Add("cameras.bottom", c.Cameras.Bottom.Rules())
+}
+
+// ownRules are the rules of the settings of Config's own fields.
+func (c Config) ownRules() config.Rules {
+	return config.Rules{
+		"socket":            config.Text(1, 4096).Doc("path", "LoLA's Unix socket"),
+		"stiffness_ramp":    config.Durations(0, time.Minute).Doc("", "how long the stiffness takes to rise from 0 to the commanded one after every (re)connection (0: no ramp)"),
+		"chest_presses":     config.Int(0, 10).Doc("", "how many chest-button presses within chest_window make the robot limp (0: never)"),
+		"chest_window":      config.Durations(0, time.Minute).Doc("", "the time within which chest_presses presses make the robot limp"),
+		"chest_release":     config.Bool().Doc("", "lets the same chest-button gesture end the limp state again"),
+		"safe_confirm":      config.Int(0, 10_000).Doc("", "how many sensor packets the safe state waits at most for LoLA to report every joint's stiffness at 0"),
+		"sonar":             config.Bool().Doc("", "turns both sonars on"),
+		"sonar_max_range":   config.Range(0, 10).Doc("m", "the echo distance at or beyond which a sonar reading counts as no echo"),
+		"battery_order":     config.OneOf(BatteryStatusCurrent, BatteryCurrentStatus).Doc("", "the order of status and current at indices 1 and 2 of LoLA's Battery array (unconfirmed, protocols.md §1.3)"),
+		"charging_mask":     config.Int(0, 65535).Doc("", "the bits of the battery status word that tell charging (unconfirmed, protocols.md §1.3)"),
+		"charging_when_set": config.Bool().Doc("", "the battery charges when charging_mask's bits are set; false: when they are clear"),
+		"invert_gyro_z":     config.Bool().Doc("", "negates LoLA's gyroscope z rate (unconfirmed, protocols.md §1.2)"),
+		"max_packet":        config.Int(1, 1<<20).Doc("bytes", "the largest sensor map accepted (896 on a robot); a longer one reconnects"),
+	}
+}
+
+// Validate checks c against Rules and what relates its settings; every
+// error names its JSON key.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("nao: "+format, args...)) }
+	if err := config.CheckSection("nao", c, c.ownRules()); err != nil {
+		errs = append(errs, err)
+	}
+	// socket, chest_presses and battery_order repeat ownRules for the
+	// messages the package's tests expect.
 	if c.Socket == "" {
 		bad("socket is empty")
 	}
 	if err := c.Link.Validate(linkSpec); err != nil {
 		errs = append(errs, err)
 	}
-	if c.StiffnessRamp.D() < 0 {
-		bad("stiffness_ramp %v is negative", c.StiffnessRamp.D())
-	}
 	if c.ChestPresses < 0 || c.ChestPresses > 10 {
 		bad("chest_presses %d is outside 0..10", c.ChestPresses)
 	}
 	if c.ChestPresses > 0 && c.ChestWindow.D() <= 0 {
 		bad("chest_window %v must be positive", c.ChestWindow.D())
-	}
-	if c.SafeConfirm < 0 {
-		bad("safe_confirm %d is negative", c.SafeConfirm)
 	}
 	if !(c.SonarMaxRange > 0) {
 		bad("sonar_max_range %v must be positive", c.SonarMaxRange)

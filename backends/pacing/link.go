@@ -6,6 +6,7 @@
 package pacing
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -61,10 +62,13 @@ type Spec struct {
 	// times ReadTimeout from its request and ends a tick only when the
 	// period has passed as well, so it does not require it.
 	ReadCoversPeriod bool
+	// MaxHandshake, if not 0, is HandshakeTimeout's largest value instead
+	// of MaxWait (robotino: MaxTimeout, for its short version exchange).
+	MaxHandshake time.Duration
 }
 
-// The ranges Validate allows, both ends included. A zero or negative
-// duration is refused as not positive.
+// The ranges Validate and Rules allow, both ends included. A zero or
+// negative duration is refused as not positive.
 const (
 	MinDuration = time.Millisecond // every setting
 	MaxPeriod   = time.Second      // period
@@ -89,10 +93,36 @@ func (l Link) settings(s Spec) []setting {
 		{"read_timeout", l.ReadTimeout, MaxTimeout, true},
 		{"dead_timeout", l.DeadTimeout, MaxWait, true},
 		{"write_timeout", l.WriteTimeout, MaxTimeout, s.Write},
-		{"handshake_timeout", l.HandshakeTimeout, MaxWait, s.Handshake},
+		{"handshake_timeout", l.HandshakeTimeout, cmp.Or(s.MaxHandshake, MaxWait), s.Handshake},
 		{"backoff_min", l.BackoffMin, MaxWait, true},
 		{"backoff_max", l.BackoffMax, MaxWait, true},
 	}
+}
+
+// meanings are the link settings' one-line documentation (Rules).
+var meanings = map[string]string{
+	"period":            "the link's nominal cycle: it paces the ticks while the link gives none",
+	"dial_timeout":      "bounds one connection attempt",
+	"read_timeout":      "how long a tick waits for the link's message before it goes on without it (Connected false)",
+	"dead_timeout":      "how long the link may stay silent before it is closed and opened anew",
+	"write_timeout":     "bounds one write to the link",
+	"handshake_timeout": "bounds the start of a connection",
+	"backoff_min":       "the first wait between connection attempts; it doubles after each failure",
+	"backoff_max":       "the longest wait between connection attempts",
+}
+
+// Rules returns the rules of the link settings the backend s describes
+// has, keyed within the backend's section: the ranges Validate allows,
+// documented. Each backend's Rules includes them, and may say more
+// precisely what a setting means for it (Rule.Doc).
+func (l Link) Rules(s Spec) config.Rules {
+	r := config.Rules{}
+	for _, d := range l.settings(s) {
+		if d.has {
+			r[d.key] = config.Durations(MinDuration, d.max).Doc("", meanings[d.key])
+		}
+	}
+	return r
 }
 
 // Validate reports every problem with l for the backend s describes, each

@@ -13,6 +13,7 @@ import (
 
 	"github.com/robotd/robotd/backends/nao"
 	"github.com/robotd/robotd/backends/robotino"
+	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
 )
 
@@ -43,13 +44,22 @@ func DefaultConfig() Config {
 	return Config{Kind: KindAuto, NAO: nao.DefaultConfig(), Robotino: robotino.DefaultConfig()}
 }
 
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within the real section: the kind, and each robot's
+// under its name.
+func (c Config) Rules() config.Rules {
+	r := config.Rules{
+		"kind": config.OneOf(string(KindAuto), string(KindNAO), string(KindRobotino)).Doc("", "which robot this is; \"auto\" probes for LoLA's socket, then for a Robotino's serial device"),
+	}
+	r.Add("nao", c.NAO.Rules())
+	return r.Add("robotino", c.Robotino.Rules())
+}
+
 // Validate checks the kind and both robots' sections.
 func (c Config) Validate() error {
 	var errs []error
-	switch c.Kind {
-	case KindAuto, KindNAO, KindRobotino:
-	default:
-		errs = append(errs, fmt.Errorf("real: unknown robot kind %q (want auto, nao or robotino)", c.Kind))
+	if err := config.CheckSection("real", c, config.Rules{"kind": c.Rules()["kind"]}); err != nil {
+		errs = append(errs, err)
 	}
 	if err := c.NAO.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("real: %w", err))

@@ -166,9 +166,10 @@ func DefaultConfig() Config {
 	}
 }
 
-// linkSpec is the Robotino backend's link: with handshake_timeout. Its
-// read_timeout, counted from each request, may be shorter than a period.
-var linkSpec = pacing.Spec{Name: "robotino", Handshake: true}
+// linkSpec is the Robotino backend's link: with handshake_timeout (at most
+// a minute: it bounds one version exchange). Its read_timeout, counted
+// from each request, may be shorter than a period.
+var linkSpec = pacing.Spec{Name: "robotino", Handshake: true, MaxHandshake: pacing.MaxTimeout}
 
 // driveParams returns the §2.5 parameters.
 func (c *Config) driveParams() proto.DriveParams {
@@ -177,12 +178,57 @@ func (c *Config) driveParams() proto.DriveParams {
 	return p
 }
 
-// Validate reports every problem with c, each naming its JSON key.
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within the Robotino's section: its own, the link's
+// (pacing.Link) and the camera's (v4l2.Config).
+func (c Config) Rules() config.Rules {
+	r := c.ownRules().Add("", c.Link.Rules(linkSpec))
+	r["read_timeout"] = r["read_timeout"].Doc("", "how long a reply may take before the motors are stopped and the tick goes on without it (Connected false)")
+	r["handshake_timeout"] = r["handshake_timeout"].Doc("", "bounds the start-up exchange of version strings")
+	return r.Add("camera", c.Camera.Rules())
+}
+
+// ownRules are the rules of the settings of Config's own fields.
+func (c Config) ownRules() config.Rules {
+	return config.Rules{
+		"device":                config.Text(0, 4096).Doc("path", "the base controller's serial device; empty: the USB device with the Robotino's ids, else glob's first match"),
+		"glob":                  config.Text(0, 4096).Doc("path", "a file pattern for the serial device, used when device is empty and no USB device has the Robotino's ids"),
+		"baud":                  config.Int(50, 4_000_000).Doc("bit/s", "the serial line speed (115200; probably irrelevant on CDC-ACM)"),
+		"critical_errors":       config.Int(1, 1_000_000).Doc("", "how many framing errors in a row make the backend open the port anew"),
+		"deadman_time":          config.Durations(0, time.Minute).Doc("", "stops the motors when no velocity was commanded for this long"),
+		"max_speed":             config.Range(0, 5).Doc("m/s", "the largest commanded translation speed (vx and vy together)"),
+		"max_omega":             config.Range(0, 20).Doc("rad/s", "the largest commanded turn rate"),
+		"max_motor_rpm":         config.Range(0, 100_000).Doc("rpm", "the largest motor speed; all three motors are scaled alike so the direction is kept"),
+		"wheel_radius":          config.Range(0.001, 1).Doc("m", "the omni wheels' radius (0.060 on a Robotino 3)"),
+		"gear_ratio":            config.Range(0.01, 10_000).Doc("", "motor revolutions per wheel revolution (32 on a Robotino 3)"),
+		"base_radius":           config.Range(0.01, 5).Doc("m", "the distance from the base's centre to each wheel (0.175 on a Robotino 3)"),
+		"accel_limit":           config.Range(0, 1e6).Doc("firmware unit (unconfirmed)", "the drive motors' acceleration limit, sent at start-up (SET_MOTOR_ACCEL_LIMITS; 0: none sent)"),
+		"emergency_bumper":      config.Bool().Doc("", "makes the base stop its motors by itself when the bumper is hit"),
+		"odometry":              config.OneOf(OdometryFirmware, OdometryEncoders, OdometrySpeeds).Doc("", "where odometry comes from: the firmware's, the encoder positions, or the measured motor speeds"),
+		"encoder_ticks_per_rev": config.Range(0, 1e7).Doc("", "encoder ticks per motor revolution, for odometry \"encoders\" (unknown for a Robotino 3: measure it)"),
+		"gyro":                  config.Bool().Doc("", "asks for the gyroscope's z rate every tick (firmware 1.x answers, 2.x does not)"),
+		"gyro_scale":            config.Range(-1e3, 1e3).Doc("", "the factor from the gyroscope's reading to rad/s counter-clockwise (unconfirmed: presumably 1)"),
+		"battery_empty":         config.Range(0, 100).Doc("V", "the battery voltage reported as charge 0"),
+		"battery_full":          config.Range(0, 100).Doc("V", "the battery voltage reported as charge 1"),
+		"gpio.chip":             config.Text(0, 4096).Doc("", "the GPIO chip: its name (gpiochip0), path (/dev/gpiochip0) or label"),
+		"gpio.estop_line":       config.Text(0, 64).Doc("", "the emergency-stop input line: a line name or offset (empty: none)"),
+		"gpio.estop_active_low": config.Bool().Doc("", "a low level on the emergency-stop line means stop (default: high)"),
+		"gpio.led_line":         config.Text(0, 64).Doc("", "the status LED's output line: a line name or offset (empty: none)"),
+		"gpio.led_active_low":   config.Bool().Doc("", "lights the status LED with a low level"),
+	}
+}
+
+// Validate checks c against Rules and what relates its settings; every
+// error names its JSON key.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("robotino: "+format, args...)) }
-	if c.Baud <= 0 {
-		bad("baud %d must be positive", c.Baud)
+	// deadman_time may be any positive time here (the package's tests
+	// turn the dead-man off with an hour); robotd's rule caps it.
+	rules := c.ownRules()
+	delete(rules, "deadman_time")
+	if err := config.CheckSection("robotino", c, rules); err != nil {
+		errs = append(errs, err)
 	}
 	if err := c.Link.Validate(linkSpec); err != nil {
 		errs = append(errs, err)
@@ -190,23 +236,16 @@ func (c Config) Validate() error {
 	if c.DeadmanTime.D() <= 0 {
 		bad("deadman_time %v must be positive", c.DeadmanTime.D())
 	}
-	if c.CriticalErrors <= 0 {
-		bad("critical_errors %d must be positive", c.CriticalErrors)
-	}
 	for _, v := range []struct {
 		name string
 		x    float64
-	}{{"max_speed", c.MaxSpeed}, {"max_omega", c.MaxOmega}, {"max_motor_rpm", c.MaxMotorRPM}, {"wheel_radius", c.WheelRadius},
-		{"gear_ratio", c.GearRatio}, {"base_radius", c.BaseRadius}} {
-		if !(v.x > 0) || math.IsInf(v.x, 1) {
-			bad("%s %v must be a positive number", v.name, v.x)
+	}{{"max_speed", c.MaxSpeed}, {"max_omega", c.MaxOmega}, {"max_motor_rpm", c.MaxMotorRPM}} {
+		if !(v.x > 0) {
+			bad("%s %v must be positive", v.name, v.x)
 		}
 	}
 	if c.MaxMotorRPM > math.MaxInt16 {
 		bad("max_motor_rpm %v exceeds the int16 set-point range", c.MaxMotorRPM)
-	}
-	if !(c.AccelLimit >= 0) || math.IsInf(c.AccelLimit, 1) {
-		bad("accel_limit %v must be ≥ 0", c.AccelLimit)
 	}
 	switch c.Odometry {
 	case OdometryFirmware, OdometrySpeeds:
@@ -215,10 +254,8 @@ func (c Config) Validate() error {
 			bad("odometry %q needs encoder_ticks_per_rev (unknown for a Robotino 3, protocols.md §2.6: measure it)", c.Odometry)
 		}
 	default:
+		// Repeats ownRules for the message the package's tests expect.
 		bad("odometry %q: want %q, %q or %q", c.Odometry, OdometryFirmware, OdometryEncoders, OdometrySpeeds)
-	}
-	if math.IsNaN(c.GyroScale) || math.IsInf(c.GyroScale, 0) {
-		bad("gyro_scale %v must be finite", c.GyroScale)
 	}
 	if !(c.BatteryFull > c.BatteryEmpty) {
 		bad("battery_full %v must exceed battery_empty %v", c.BatteryFull, c.BatteryEmpty)

@@ -123,18 +123,56 @@ func DefaultConfig() Config {
 // handshake_timeout, and a read_timeout of at least one period.
 var linkSpec = pacing.Spec{Name: "sim", Dial: true, Handshake: true, ReadCoversPeriod: true}
 
-// Validate reports every problem with c, each naming its JSON key.
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within the sim section: the backend's own and its link's
+// (pacing.Link). Team and Player are not among them: cmd/robotd sets them
+// from its robot section.
+func (c Config) Rules() config.Rules {
+	r := c.ownRules().Add("", c.Link.Rules(linkSpec))
+	r["handshake_timeout"] = r["handshake_timeout"].Doc("", "how long a new connection may stay silent before the server's first message")
+	return r
+}
+
+// ownRules are the rules of the settings of Config's own fields.
+func (c Config) ownRules() config.Rules {
+	return config.Rules{
+		"host":                             config.Host().Doc("", "the SimSpark server's host"),
+		"port":                             config.Port(false).Doc("", "the server's agent port"),
+		"scene":                            config.Text(1, 4096).Doc("path", "the robot model the server loads for this agent, sent in (scene …)"),
+		"beam.x":                           config.Range(-20, 20).Doc("m", "the start position's x, in the team's own field frame"),
+		"beam.y":                           config.Range(-20, 20).Doc("m", "the start position's y, in the team's own field frame"),
+		"beam.deg":                         config.Range(-360, 360).Doc("°", "the start heading, in the team's own field frame"),
+		"sync":                             config.Bool().Doc("", "ends every reply with (syn), for a server in sync mode (SPARK_FAST_TIME=true)"),
+		"angle_filter_tau":                 config.Durations(0, time.Minute).Doc("", "the time constant with which the accelerometer corrects the gyro-integrated tilt"),
+		"vision.source":                    config.OneOf("server", "rendered").Doc("", "where vision comes from: the server's detected observations, or camera images rendered from the scene for robotd's own vision"),
+		"vision.fov_deg":                   config.Range(1, 180).Doc("°", "the camera's horizontal field of view: server observations outside it are dropped (the server sees 120°)"),
+		"vision.reliable_ball_distance":    config.Range(0, 100).Doc("m", "drops server ball observations farther than this from the feet"),
+		"vision.noise_distance":            config.Range(0, 10).Doc("fraction of distance", "the standard deviation of the distance noise added to server observations"),
+		"vision.noise_angle_deg":           config.Range(0, 180).Doc("°", "the standard deviation of the angle noise added to server observations"),
+		"vision.seed":                      config.Uint().Doc("", "seeds the noise added to server observations"),
+		"vision.sonar_min":                 config.Range(0, 10).Doc("m", "the shortest echo of the sonars derived from vision"),
+		"vision.sonar_max":                 config.Range(0, 10).Doc("m", "the longest echo of the sonars derived from vision"),
+		"vision.sonar_cone_deg":            config.Range(0, 180).Doc("°", "the full width of the cone ahead of the chest that the derived sonars cover"),
+		"vision.render.bottom_width":       config.Int(320, 640).Doc("px", "the rendered bottom camera's image width: 320 (320 × 240) or 640 (640 × 480)"),
+		"vision.render.every":              config.Int(1, 30).Doc("", "renders the cameras for every Nth vision message of the server (1: about 33 Hz)"),
+		"vision.render.options.brightness": config.Range(0.1, 4).Doc("", "the factor every rendered colour is scaled by (1: nominal; 0.4 … 1.6: a dim to a bright hall)"),
+		"vision.render.options.colour_temperature": config.Range(2500, 12000).Doc("K", "the light's colour temperature (6500: neutral; lower is warmer, higher bluer)"),
+		"vision.render.options.noise":              config.Range(0, 64).Doc("", "the standard deviation of the sensor noise in luma (0 … 255 scale); chroma gets half of it"),
+		"vision.render.options.carpet_texture":     config.Range(0, 1).Doc("fraction", "the carpet's brightness variation"),
+		"vision.render.options.yaw_rate":           config.Range(-50, 50).Doc("rad/s", "the camera's turn rate about its z axis during the exposure, which blurs the image"),
+		"vision.render.options.pitch_rate":         config.Range(-50, 50).Doc("rad/s", "the camera's turn rate about its y axis during the exposure, which blurs the image"),
+		"vision.render.options.exposure":           config.Range(0, 0.1).Doc("s", "the exposure time over which the camera's turn blurs the image"),
+		"vision.render.options.seed":               config.Uint().Doc("", "seeds the rendered images' sensor noise (with each frame's number)"),
+	}
+}
+
+// Validate checks c against Rules and what relates its settings; every
+// error names its JSON key.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("sim: "+format, args...)) }
-	if c.Host == "" {
-		bad("host is empty")
-	}
-	if c.Port <= 0 || c.Port > 65535 {
-		bad("port %d is outside 1..65535", c.Port)
-	}
-	if c.Scene == "" {
-		bad("scene is empty")
+	if err := config.CheckSection("sim", c, c.ownRules()); err != nil {
+		errs = append(errs, err)
 	}
 	if c.Team == "" || len(c.Team) > 16 || !isAtom(c.Team) {
 		bad("team_name %q: want 1 to 16 characters without spaces or parentheses", c.Team)

@@ -1,7 +1,6 @@
 package v4l2
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -82,47 +81,39 @@ func DefaultConfig(device string) Config {
 	}
 }
 
-// Validate reports every problem, each naming its key.
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within the camera's section.
+func (c Config) Rules() config.Rules {
+	return config.Rules{
+		"device":                      config.Text(0, 4096).Doc("path", "the video device node; \"\" turns the camera off"),
+		"width":                       config.Int(16, 4096).Doc("px", "the image width asked for (even)"),
+		"height":                      config.Int(16, 4096).Doc("px", "the image height asked for"),
+		"fps":                         config.Int(1, 120).Doc("1/s", "the frame rate asked of the driver"),
+		"buffers":                     config.Int(2, 32).Doc("", "how many capture buffers the driver fills in turn"),
+		"stall_timeout":               config.Durations(time.Millisecond, time.Minute).Doc("", "how long a streaming camera may deliver no frame before it is closed and opened again"),
+		"backoff":                     config.Durations(time.Millisecond, time.Minute).Doc("", "the wait before opening the camera again after a failure"),
+		"flip":                        config.OneOf(FlipNone, FlipXU, FlipControls).Doc("", "how the image is turned by 180°: not at all, by the NAO camera's extension unit, or by the V4L2 flip controls"),
+		"controls.auto_exposure":      config.Bool().Doc("", "lets the camera choose its exposure time; else exposure and gain apply"),
+		"controls.exposure":           config.Int(MinExposure, MaxExposure).Doc("100 µs", "the exposure time when auto_exposure is off"),
+		"controls.gain":               config.Int(MinGain, MaxGain).Doc("", "the sensor gain, in the driver's unit, when auto_exposure is off"),
+		"controls.auto_white_balance": config.Bool().Doc("", "lets the camera choose its white balance; else white_balance applies"),
+		"controls.white_balance":      config.Int(MinWhiteBalance, MaxWhiteBalance).Doc("K", "the colour temperature when auto_white_balance is off"),
+	}
+}
+
+// Validate checks a camera that is on (device set) against Rules, and
+// that its width is even; errors name the key.
 func (c Config) Validate() error {
 	if c.Device == "" {
 		return nil
 	}
-	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if c.Width < 16 || c.Width > 4096 || c.Width%2 != 0 {
-		bad("width %d: want an even number in 16..4096", c.Width)
+	if err := config.CheckSection("", c, c.Rules()); err != nil {
+		return err
 	}
-	if c.Height < 16 || c.Height > 4096 {
-		bad("height %d: want 16..4096", c.Height)
+	if c.Width%2 != 0 {
+		return fmt.Errorf("width %d: want an even number (YUYV)", c.Width)
 	}
-	if c.FPS < 1 || c.FPS > 120 {
-		bad("fps %d: want 1..120", c.FPS)
-	}
-	if c.Buffers < 2 || c.Buffers > 32 {
-		bad("buffers %d: want 2..32", c.Buffers)
-	}
-	if c.StallTimeout.D() <= 0 {
-		bad("stall_timeout %v must be positive", c.StallTimeout.D())
-	}
-	if c.Backoff.D() <= 0 {
-		bad("backoff %v must be positive", c.Backoff.D())
-	}
-	switch c.Flip {
-	case FlipNone, FlipXU, FlipControls:
-	default:
-		bad("flip %q: want %q, %q or %q", c.Flip, FlipNone, FlipXU, FlipControls)
-	}
-	k := c.Controls
-	if k.Exposure < MinExposure || k.Exposure > MaxExposure {
-		bad("controls.exposure %d: want %d..%d (100 µs)", k.Exposure, MinExposure, MaxExposure)
-	}
-	if k.Gain < MinGain || k.Gain > MaxGain {
-		bad("controls.gain %d: want %d..%d", k.Gain, MinGain, MaxGain)
-	}
-	if k.WhiteBalance < MinWhiteBalance || k.WhiteBalance > MaxWhiteBalance {
-		bad("controls.white_balance %d: want %d..%d K", k.WhiteBalance, MinWhiteBalance, MaxWhiteBalance)
-	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // FrameSize is the bytes of one YUYV image.

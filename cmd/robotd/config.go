@@ -129,10 +129,10 @@ func (c *Config) Rules() config.Rules {
 	r.Add("log", c.Log.Rules())
 	r.Add("metrics", c.Metrics.Rules())
 	r.Add("", c.Config.Rules())
-	r.Add("real", realRules())
+	r.Add("real", c.Real.Rules())
 	r.Add("sim", c.Sim.Rules())
-	r.Add("record", recordRules())
-	r.Add("camera", calibrationRules())
+	r.Add("record", c.Record.Rules())
+	r.Add("camera", c.Camera.Rules())
 	return r
 }
 
@@ -143,8 +143,8 @@ var configRules = (&Config{}).Rules()
 func (c *RobotConfig) Rules() config.Rules {
 	return config.Rules{
 		"team_name":   config.Text(1, 64).Doc("", "the team's name (the SimSpark team name in simulation)"),
-		"team_number": config.Int(0, 99).Doc("", "the SPL team number"),
-		"player":      config.Int(1, 20).Doc("", "the player number"),
+		"team_number": config.Int(0, 99).Doc("", "this robot's SPL team number"),
+		"player":      config.Int(1, 20).Doc("", "this robot's player number"),
 	}
 }
 
@@ -160,18 +160,18 @@ func (c *LogConfig) Rules() config.Rules {
 func (c *MetricsConfig) Rules() config.Rules {
 	return config.Rules{
 		"addr":        config.HostPort(true, true).Doc("", "the /metrics and debug listener; empty: `127.0.0.1:<10000 + 100·team + player>`"),
-		"max_streams": config.Int(1, 1000).Doc("", "bounds the debug page's live event streams at a time; more are answered 503"),
+		"max_streams": config.Int(1, 1000).Doc("", "the most live event streams of the debug page at a time; more are answered 503"),
 		"allow_hosts": config.Each(config.Host()).Doc("", "host names, besides localhost and the host of addr, that requests may be addressed to"),
 	}
 }
 
 // Rules returns the rules of the sim section: the mode, the backend's
-// (simRules) and the embedded simulator's.
+// (sim.Config) and the embedded simulator's.
 func (c *SimConfig) Rules() config.Rules {
 	r := config.Rules{
-		"mode": config.OneOf("auto", "server", "embedded", "loopback").Doc("", "auto: a SimSpark server if one listens at host:port, else the embedded simulator; server; embedded; loopback: no simulator"),
+		"mode": config.OneOf("auto", "server", "embedded", "loopback").Doc("", "which simulator: auto (a server at host:port if one listens, else the embedded one), server, embedded, or loopback (none: commands become sensors)"),
 	}
-	r.Add("", simRules())
+	r.Add("", c.Config.Rules())
 	return r.Add("embedded", c.Embedded.Rules())
 }
 
@@ -184,6 +184,43 @@ func (c *EmbeddedConfig) Rules() config.Rules {
 		"seed":            config.Uint().Doc("", "seeds the simulator's noise"),
 		"no_vision_noise": config.Bool().Doc("", "turns the simulator's vision noise off"),
 		"physics":         config.OneOf("kinematic", "ode").Doc("", "the simulator's world model: kinematic, or ode (a build with -tags sim,ode)"),
+	}
+}
+
+// Rules returns the rules of the record section: enabled and the
+// recorder's (record.Config).
+func (c *RecordConfig) Rules() config.Rules {
+	r := config.Rules{
+		"enabled": config.Bool().Doc("", "records every tick's blackboard, for robotd replay"),
+	}
+	return r.Add("", c.Config.Rules())
+}
+
+// Rules returns the rules of the camera section: each camera's
+// calibration under its name.
+func (c *CameraConfig) Rules() config.Rules {
+	r := config.Rules{}
+	r.Add("top", c.Top.Rules("top"))
+	return r.Add("bottom", c.Bottom.Rules("bottom"))
+}
+
+// Rules returns the rules of the calibration of the camera called name
+// (top, bottom).
+func (c *CameraCalibration) Rules(name string) config.Rules {
+	offset := func(axis string) config.Rule {
+		return config.Range(-maxCameraOffset, maxCameraOffset).Doc("rad", "the "+name+" camera's "+axis+" offset against the head's kinematic model")
+	}
+	intrinsic := func(what string) config.Rule {
+		return config.Range(0, 10_000).Doc("px", "the "+name+" camera's "+what+" (0: nominal)")
+	}
+	return config.Rules{
+		"roll":     offset("roll"),
+		"pitch":    offset("pitch"),
+		"yaw":      offset("yaw"),
+		"focal_x":  intrinsic("focal length along x"),
+		"focal_y":  intrinsic("focal length along y"),
+		"centre_x": intrinsic("optical centre along x"),
+		"centre_y": intrinsic("optical centre along y"),
 	}
 }
 

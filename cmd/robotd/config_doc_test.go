@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,3 +49,29 @@ func TestConfigDoc(t *testing.T) {
 	}
 	t.Errorf("%s is out of date: run go generate ./cmd/robotd", path)
 }
+
+// TestRuleMeaningsDiffer: within a section, keys of different names do
+// not share a meaning (a sentence copied from a comment about several
+// fields says what none of them is alone). Keys of one name in different
+// sub-sections (real.nao.period, real.robotino.period) may.
+func TestRuleMeaningsDiffer(t *testing.T) {
+	type place struct{ section, meaning string }
+	seen := map[place]string{}
+	keys := make([]string, 0, len(configRules))
+	for k := range configRules {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		section, _, _ := strings.Cut(key, ".")
+		p := place{section, configRules[key].Meaning()}
+		if other, ok := seen[p]; ok && lastPart(other) != lastPart(key) {
+			t.Errorf("%s and %s share the meaning %q", other, key, p.meaning)
+			continue
+		}
+		seen[p] = key
+	}
+}
+
+// lastPart is a key's name within its sub-section.
+func lastPart(key string) string { return key[strings.LastIndex(key, ".")+1:] }

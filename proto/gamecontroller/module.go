@@ -44,6 +44,18 @@ func DefaultModuleConfig() ModuleConfig {
 		HalfLength: config.Duration(10 * time.Minute)}
 }
 
+// Rules returns the allowed values and the documentation of every
+// setting, keyed within robotd's gamecontroller section.
+func (c ModuleConfig) Rules() config.Rules {
+	return config.Rules{
+		"team":             config.Int(0, 99).Doc("", "our SPL team number (robotd sets it from robot.team_number)"),
+		"player":           config.Int(0, MaxPlayers).Doc("", "our player number (robotd sets it from robot.player)"),
+		"timeout":          config.Durations(0, time.Hour).Doc("", "how long without a packet before the GameController counts as gone and the backend's game state is used"),
+		"two_sources_hold": config.Durations(0, time.Hour).Doc("", "how long the two-sources warning stays up after the last packet from a second GameController"),
+		"half_length":      config.Durations(time.Second, 24*time.Hour).Doc("", "a half's length, for the game time of the simulator's play modes"),
+	}
+}
+
 // Module maps the game state into the blackboard (msg.GameControlKey):
 // the GameController's packets when they arrive, else the backend's game
 // state (hal.GameState: in the sim build, SimSpark's play modes), else

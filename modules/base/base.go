@@ -69,8 +69,8 @@ func DefaultConfig() Config {
 // setting, keyed within the base section.
 func (c *Config) Rules() config.Rules {
 	return config.Rules{
-		"max_speed":              config.Between(0, 5, true, false).Doc("m/s", "bounds the translation (forward and left together); the backend has limits of its own"),
-		"max_turn":               config.Between(0, 20, true, false).Doc("rad/s", "bounds the rotation"),
+		"max_speed":              config.Between(0, 5, true, false).Doc("m/s", "the largest commanded translation speed (forward and left together); the backend has limits of its own"),
+		"max_turn":               config.Between(0, 20, true, false).Doc("rad/s", "the largest commanded turn rate"),
 		"accel":                  config.Between(0, 100, true, false).Doc("m/s²", "bounds how fast the commanded translation changes"),
 		"turn_accel":             config.Between(0, 100, true, false).Doc("rad/s²", "bounds how fast the commanded rotation changes"),
 		"target.gain":            config.Between(0, 100, true, false).Doc("1/s", "turns the remaining distance to a target into a speed"),

@@ -113,7 +113,7 @@ const (
 // setting, keyed within the safety section.
 func (c *Config) Rules() config.Rules {
 	return config.Rules{
-		"hot_temperature":      config.Between(20, 120, true, false).Doc("°C", "the temperature that makes a joint hot; it cools again below hot_temperature − hysteresis"),
+		"hot_temperature":      config.Between(20, 120, true, false).Doc("°C", "the temperature that makes a joint hot"),
 		"hysteresis":           config.Range(0, 50).Doc("°C", "how far below hot_temperature a hot joint cools again"),
 		"hot_status":           config.Int(1, 3).Doc("", "the joint status (LoLA's 0 … 3) that makes a joint hot"),
 		"critical_temperature": config.Range(20, 150).Doc("°C", "the temperature (or status 3) that takes a joint's stiffness; at least hot_temperature"),
@@ -123,7 +123,7 @@ func (c *Config) Rules() config.Rules {
 		"low_battery":          config.Range(0, 1).Doc("fraction of charge", "the charge below which the robot sits down unless it charges"),
 		"battery_hysteresis":   config.Range(0, 1).Doc("fraction of charge", "how far above low_battery the robot stands up again"),
 		"fall_stiffness":       config.Range(0, 1).Doc("fraction", "every joint's stiffness while falling"),
-		"log_every":            config.Durations(0, time.Hour).Doc("", "bounds the log lines of one kind of action (tick time)"),
+		"log_every":            config.Durations(0, time.Hour).Doc("", "the shortest time between two log lines of one kind of action (tick time)"),
 		"cool_hold":            config.Durations(minHold, maxHold).Doc("", "how long a joint's readings must stay below its level (hot or critical) before its stiffness cap rises"),
 		"min_temperature":      config.Range(-50, 50).Doc("°C", "the lowest plausible joint temperature; a reading below it is ignored"),
 		"max_temperature":      config.Range(20, 500).Doc("°C", "the highest plausible joint temperature, above critical_temperature; a reading above it is ignored"),

@@ -38,12 +38,12 @@ func DefaultScriptConfig() ScriptConfig {
 // setting, keyed within the simulated GameController's section.
 func (c *ScriptConfig) Rules() config.Rules {
 	return config.Rules{
-		"enabled":      config.Bool().Doc("", "replaces the GameController's UDP packets by this script (the sim build turns it on)"),
+		"enabled":      config.Bool().Doc("", "replaces the GameController's packets by a scripted kick-off on the robot's tick time (the sim build turns it on)"),
 		"initial":      config.Durations(0, 10*time.Minute).Doc("", "how long INITIAL lasts"),
 		"ready":        config.Durations(0, 10*time.Minute).Doc("", "how long READY lasts"),
 		"set":          config.Durations(0, 10*time.Minute).Doc("", "how long SET lasts; PLAYING follows for the rest of the half"),
-		"our_kick_off": config.Bool().Doc("", "our team kicks off"),
-		"goalkeeper":   config.Int(0, MaxPlayers).Doc("", "our goalkeeper's player number; 0: the team plays without one"),
+		"our_kick_off": config.Bool().Doc("", "gives our team the kick-off"),
+		"goalkeeper":   config.Int(0, MaxPlayers).Doc("", "our goalkeeper's player number (0: the team plays without one)"),
 	}
 }
 

@@ -9,9 +9,9 @@ import (
 
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/body"
-	"github.com/robotd/robotd/modules/base"
 	"github.com/robotd/robotd/modules/behaviour"
 	"github.com/robotd/robotd/modules/motion"
+	"github.com/robotd/robotd/modules/omnibase"
 	"github.com/robotd/robotd/modules/perception"
 	"github.com/robotd/robotd/modules/safety"
 	"github.com/robotd/robotd/modules/vision"
@@ -32,7 +32,7 @@ type Config struct {
 	Motion    motion.Config    `json:"motion"`
 	// Base is the omnidirectional base's motion (a Robotino), which
 	// stands in for Motion on a robot without legs.
-	Base base.Config `json:"base"`
+	Base omnibase.Config `json:"base"`
 	// Safety protects a legged robot's joints and battery (package safety).
 	Safety safety.Config `json:"safety"`
 	// TeamComm and GameController configure the network modules
@@ -49,7 +49,7 @@ func DefaultConfig() Config {
 		Vision:     vision.DefaultConfig(),
 		Behaviour:  behaviour.DefaultConfig(),
 		Motion:     motion.DefaultConfig(),
-		Base:       base.DefaultConfig(),
+		Base:       omnibase.DefaultConfig(),
 		Safety:     safety.DefaultConfig(),
 
 		TeamComm:       DefaultTeamCommConfig(),
@@ -141,7 +141,7 @@ func ModulesFor(cfg *Config, b Body) []runner.Module {
 		behaviour.New(bc),
 	}
 	if b == OmniBase {
-		return append(mods, base.New(cfg.Base))
+		return append(mods, omnibase.New(cfg.Base))
 	}
 	return append(mods, safety.New(cfg.Safety, nil), motion.New(cfg.Motion))
 }

@@ -19,13 +19,13 @@ import (
 
 // TestRealDaemonOnFakeRobotino runs robotd's default build on the fake
 // Robotino controller (a pseudo-terminal) with the real modules:
-// perception, behaviour and the omni base's motion (modules/base), and the
+// perception, behaviour and the omni base's motion (modules/omnibase), and the
 // GameController client on a real UDP port. The base stands before the
 // game. A GameController packet saying PLAYING reaches behaviour; the
 // Robotino has no camera, so behaviour plays blind and holds the base
 // still (the motor set-points stay zero). A bumper contact and shutdown
 // leave the motors stopped. (The base's driving, and a bumper stopping it
-// within a tick, are tested in modules/base and backends/robotino.)
+// within a tick, are tested in modules/omnibase and backends/robotino.)
 func TestRealDaemonOnFakeRobotino(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -1,4 +1,4 @@
-// Package base is motion for an omnidirectional base (a Festo Robotino):
+// Package omnibase is motion for an omnidirectional base (a Festo Robotino):
 // it turns behaviour's motion request into a body velocity for the
 // backend's hal.OmniBase, the way package motion turns it into joint
 // commands for a NAO. Behaviour and perception cannot tell the
@@ -12,7 +12,7 @@
 // nothing to do. A stand stops the base with the deceleration ramp; a
 // relax, a bumper contact, an emergency stop and a lost connection stop it
 // at once.
-package base
+package omnibase
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package base_test
+package omnibase_test
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/hal"
-	"github.com/robotd/robotd/modules/base"
+	"github.com/robotd/robotd/modules/omnibase"
 	"github.com/robotd/robotd/msg"
 )
 
@@ -17,7 +17,7 @@ const period = 10 * time.Millisecond
 // commanded velocity into its odometry.
 type rig struct {
 	t    *testing.T
-	m    *base.Module
+	m    *omnibase.Module
 	b    *blackboard.Board
 	req  *blackboard.Writer[msg.MotionRequest]
 	bsW  *blackboard.Writer[hal.BaseState]
@@ -28,9 +28,9 @@ type rig struct {
 	conn bool
 }
 
-func newRig(t *testing.T, cfg base.Config) *rig {
+func newRig(t *testing.T, cfg omnibase.Config) *rig {
 	t.Helper()
-	r := &rig{t: t, m: base.New(cfg), b: blackboard.New(), conn: true}
+	r := &rig{t: t, m: omnibase.New(cfg), b: blackboard.New(), conn: true}
 	var err error
 	if r.req, err = blackboard.Write(r.b, "behaviour", msg.MotionRequestKey); err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func walk(fwd, left, turn float64) msg.MotionRequest {
 func speed(v hal.BaseVelocity) float64 { return math.Hypot(float64(v.VX), float64(v.VY)) }
 
 func TestWalkAtSpeedsRampsAndClamps(t *testing.T) {
-	cfg := base.DefaultConfig()
+	cfg := omnibase.DefaultConfig()
 	cases := []struct {
 		name       string
 		req        msg.MotionRequest
@@ -137,14 +137,14 @@ func TestStops(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := newRig(t, base.DefaultConfig())
+			r := newRig(t, omnibase.DefaultConfig())
 			for range 100 {
 				r.step(walk(0.4, 0, 0))
 			}
 			tc.disturb(r)
 			v, st := r.step(tc.req)
 			if tc.ramp {
-				if s := speed(v); math.Abs(s-(0.4-base.DefaultConfig().Accel*period.Seconds())) > 1e-9 {
+				if s := speed(v); math.Abs(s-(0.4-omnibase.DefaultConfig().Accel*period.Seconds())) > 1e-9 {
 					t.Fatalf("speed %g after one tick; want one tick's deceleration", s)
 				}
 				for range 50 {
@@ -168,14 +168,14 @@ func TestWalkToTarget(t *testing.T) {
 		{X: -0.6, Y: 0.3, Heading: -2},
 	}
 	for _, target := range cases {
-		r := newRig(t, base.DefaultConfig())
+		r := newRig(t, omnibase.DefaultConfig())
 		req := msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{ToTarget: true, Target: target}}
 		var v hal.BaseVelocity
 		for range 1500 {
 			v, _ = r.step(req)
 		}
 		got := r.bs.Odometry
-		cfg := base.DefaultConfig().Target
+		cfg := omnibase.DefaultConfig().Target
 		if d := math.Hypot(float64(got.X-target.X), float64(got.Y-target.Y)); d > float64(cfg.Tolerance) ||
 			math.Abs(float64(got.Heading-target.Heading)) > float64(cfg.AngleTolerance) {
 			t.Errorf("target %+v: the base is at %+v", target, got)
@@ -187,7 +187,7 @@ func TestWalkToTarget(t *testing.T) {
 }
 
 func TestOdometryIsTheBases(t *testing.T) {
-	r := newRig(t, base.DefaultConfig())
+	r := newRig(t, omnibase.DefaultConfig())
 	var sum hal.Pose2
 	for range 300 {
 		// The state's odometry is the last tick's motion, in the frame of
@@ -205,7 +205,7 @@ func TestOdometryIsTheBases(t *testing.T) {
 }
 
 func TestKickIsAPush(t *testing.T) {
-	cfg := base.DefaultConfig()
+	cfg := omnibase.DefaultConfig()
 	r := newRig(t, cfg)
 	kick := msg.MotionRequest{Kind: msg.MotionKick, Kick: msg.KickRequest{Direction: 0.3}}
 	for range 5 {
@@ -238,18 +238,18 @@ func TestKickIsAPush(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	bad := []func(*base.Config){
-		func(c *base.Config) { c.MaxSpeed = 0 },
-		func(c *base.Config) { c.Accel = math.Inf(1) },
-		func(c *base.Config) { c.Target.Gain = math.NaN() },
-		func(c *base.Config) { c.PushTime = -1 },
+	bad := []func(*omnibase.Config){
+		func(c *omnibase.Config) { c.MaxSpeed = 0 },
+		func(c *omnibase.Config) { c.Accel = math.Inf(1) },
+		func(c *omnibase.Config) { c.Target.Gain = math.NaN() },
+		func(c *omnibase.Config) { c.PushTime = -1 },
 	}
-	def := base.DefaultConfig()
+	def := omnibase.DefaultConfig()
 	if err := def.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	for i, f := range bad {
-		c := base.DefaultConfig()
+		c := omnibase.DefaultConfig()
 		f(&c)
 		if err := c.Validate(); err == nil {
 			t.Errorf("case %d: accepted %+v", i, c)
@@ -258,7 +258,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestTickDoesNotAllocate(t *testing.T) {
-	r := newRig(t, base.DefaultConfig())
+	r := newRig(t, omnibase.DefaultConfig())
 	req := msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{ToTarget: true, Target: hal.Pose2{X: 100}}}
 	for range 10 {
 		r.step(req)

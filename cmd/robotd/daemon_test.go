@@ -189,6 +189,9 @@ func TestMainJobPlaysAKickOff(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the daemon binary; skipped in -short mode")
 	}
+	// Judged by its recording, whatever the machine's load: beside the
+	// package's other parallel tests.
+	t.Parallel()
 	bin := simBinary(t)
 	rec := t.TempDir()
 	cmd := exec.Command(bin, "-metrics-addr", "127.0.0.1:0", "-set", "sim.embedded.sync=true", "-set", "sim.embedded.physics=ode", "-set", "runner.stop_after=60s",

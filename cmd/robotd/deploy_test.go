@@ -19,6 +19,12 @@ import (
 // a dry run, a deploy to two robots and one that refuses the key, a second
 // version, a rollback, the log and the recordings.
 func TestDeployCommand(t *testing.T) {
+	// robotd deploy builds and ships the default (robot) build whichever
+	// build runs it, and none of its code is build-tagged.
+	onlyInRealBuild(t, "deploy always builds and ships the default build")
+	// Mostly waiting on sshd and go build: beside the package's other
+	// parallel tests.
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()

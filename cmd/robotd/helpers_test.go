@@ -97,3 +97,14 @@ func scrape(t *testing.T, url, name string) float64 {
 	t.Fatalf("metric %s not in /metrics:\n%.2000s", name, body)
 	return 0
 }
+
+// onlyInRealBuild skips a test in the sim build (-tags sim): for a test
+// whose code under test is the same in both builds (no file of it is
+// build-tagged), so that the sim build's run of it would repeat the
+// default build's. why names what the sim build has of its own instead.
+func onlyInRealBuild(t *testing.T, why string) {
+	t.Helper()
+	if buildName == "sim" {
+		t.Skip("the default build's run covers this test (its code is the same in the sim build); " + why)
+	}
+}

@@ -60,6 +60,10 @@ func (c *netClock) Next(ctx context.Context) (hal.Tick, error) {
 // entries are fed from the recording, everything else is rerun, and the
 // replay is bit-exact.
 func TestReplayNetworkedRun(t *testing.T) {
+	// The loopback robot with a fake GameController and teammate: the
+	// same code in both builds (see TestReplayCommand).
+	onlyInRealBuild(t, "the sim build's replay is TestReplaySimRun's")
+	t.Parallel()
 	const ticks = 1500
 	cfg := DefaultConfig()
 	rc := DefaultRecordConfig()

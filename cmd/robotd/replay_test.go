@@ -140,6 +140,14 @@ func recordedTicks(t *testing.T, dir string) uint64 {
 }
 
 func TestReplayCommand(t *testing.T) {
+	// The recording and the replay run on the loopback robot, whose
+	// modules, recorder and replay are the same code in both builds; the
+	// sim build's replay (of a recording made in the embedded simulator,
+	// with its simulated GameController) is TestReplaySimRun's.
+	onlyInRealBuild(t, "the sim build's replay is TestReplaySimRun's")
+	// CPU-bound and judged by the replay's output only: beside the
+	// package's other parallel tests.
+	t.Parallel()
 	dir := recordServe(t)
 	getUp := firstTick(t, dir, msg.MotionRequestKey, func(r *msg.MotionRequest) bool { return r.Kind == msg.MotionGetUp })
 	if getUp < 1000 || getUp > 1100 {

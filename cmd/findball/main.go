@@ -47,7 +47,7 @@ import (
 	"time"
 
 	"github.com/robotd/robotd/config"
-	"github.com/robotd/robotd/experiment"
+	"github.com/robotd/robotd/experiments/findball"
 	"github.com/robotd/robotd/simrun"
 )
 
@@ -172,8 +172,8 @@ func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
 
 // config builds the campaign from the defaults, the -config file and the
 // flags given (after Parse).
-func (f *campaignFlags) config() (experiment.Config, error) {
-	cfg := experiment.DefaultConfig()
+func (f *campaignFlags) config() (findball.Config, error) {
+	cfg := findball.DefaultConfig()
 	if *f.cfgPath != "" {
 		if err := config.Load(*f.cfgPath, &cfg); err != nil {
 			return cfg, err
@@ -182,7 +182,7 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 	set := map[string]bool{}
 	f.fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	for _, kv := range f.sets {
-		if err := config.Set(&cfg.Robot, kv, experiment.DefaultRobotConfig); err != nil {
+		if err := config.Set(&cfg.Robot, kv, findball.DefaultRobotConfig); err != nil {
 			return cfg, fmt.Errorf("-set %s: %w", kv, err)
 		}
 	}
@@ -199,7 +199,7 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 	if set["vision"] {
 		switch *f.vision {
 		case "server", "rendered":
-			if err := config.Set(&cfg.Robot, "sim.vision.source="+*f.vision, experiment.DefaultRobotConfig); err != nil {
+			if err := config.Set(&cfg.Robot, "sim.vision.source="+*f.vision, findball.DefaultRobotConfig); err != nil {
 				return cfg, fmt.Errorf("-vision %s: %w", *f.vision, err)
 			}
 		default:
@@ -207,12 +207,12 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 		}
 	}
 	if set["positions"] {
-		ps, err := experiment.LookupPositions(*f.posSet)
+		ps, err := findball.LookupPositions(*f.posSet)
 		if err != nil {
 			return cfg, err
 		}
-		cfg.Balls = append([]experiment.Point(nil), ps.Balls...)
-		cfg.Starts = append([]experiment.Start(nil), ps.Starts...)
+		cfg.Balls = append([]findball.Point(nil), ps.Balls...)
+		cfg.Starts = append([]findball.Start(nil), ps.Starts...)
 	}
 	if set["loss"] {
 		cfg.Network.Loss = *f.loss
@@ -221,7 +221,7 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 		cfg.PlayOn = *f.playOn
 	}
 	if *f.balls != "" {
-		pts, err := experiment.LoadBalls(*f.balls)
+		pts, err := findball.LoadBalls(*f.balls)
 		if err != nil {
 			return cfg, err
 		}
@@ -261,7 +261,7 @@ func (f *campaignFlags) config() (experiment.Config, error) {
 }
 
 // printConfig writes the campaign as -print-config shows it.
-func printConfig(stdout io.Writer, cfg *experiment.Config) error {
+func printConfig(stdout io.Writer, cfg *findball.Config) error {
 	b, err := json.MarshalIndent(cfg, "", "  ")
 	if err != nil {
 		return err
@@ -295,14 +295,14 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	if *cf.printCfg {
 		return printConfig(stdout, &cfg)
 	}
-	shard := experiment.All
+	shard := findball.All
 	if *shardFlag != "" {
-		s, err := experiment.ParseShard(*shardFlag)
+		s, err := findball.ParseShard(*shardFlag)
 		if err != nil {
 			return err
 		}
 		shard = s
-	} else if s, ok, err := experiment.ShardFromEnv(getenv); err != nil {
+	} else if s, ok, err := findball.ShardFromEnv(getenv); err != nil {
 		return err
 	} else if ok {
 		shard = s
@@ -323,7 +323,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	if *verbose {
 		simLevel = slog.LevelInfo
 	}
-	st, err := experiment.Open(ctx, *db)
+	st, err := findball.Open(ctx, *db)
 	if err != nil {
 		return err
 	}
@@ -333,10 +333,10 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 		where = "the server at " + target.Agent + " (trainer " + target.Trainer + ")"
 	}
 	log.Info("findball", "db", *db, "shard", shard.String(), "parallel", *parallel, "simulator", where)
-	sum, err := experiment.Run(ctx, &cfg, st, experiment.Options{Shard: shard, Parallel: *parallel, Target: target,
+	sum, err := findball.Run(ctx, &cfg, st, findball.Options{Shard: shard, Parallel: *parallel, Target: target,
 		Log: log, SimLog: newLogger(stderr, simLevel)})
 	log.Info("run ended", "planned", sum.Planned, "already_stored", sum.Skipped, "ran", sum.Ran, "wall", sum.Wall.Round(time.Millisecond))
-	if errors.Is(err, experiment.ErrOtherCampaign) {
+	if errors.Is(err, findball.ErrOtherCampaign) {
 		return fmt.Errorf("%w; use -db other.db, or remove %s to start over", err, *db)
 	}
 	if err != nil {
@@ -351,7 +351,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 			*db, len(done), total, shard)
 		return nil
 	}
-	files, err := experiment.Outputs(ctx, st, *out)
+	files, err := findball.Outputs(ctx, st, *out)
 	if err != nil {
 		return err
 	}
@@ -389,7 +389,7 @@ func report(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 	if _, err := os.Stat(*db); err != nil {
 		return err
 	}
-	st, err := experiment.Open(ctx, *db)
+	st, err := findball.Open(ctx, *db)
 	if err != nil {
 		return err
 	}
@@ -398,13 +398,13 @@ func report(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 		return reportWith(ctx, st, with, *out, stdout)
 	}
 	if cmd == "export" {
-		if err := experiment.ExportCSV(ctx, st, *out); err != nil {
+		if err := findball.ExportCSV(ctx, st, *out); err != nil {
 			return err
 		}
 		_, err := fmt.Fprintf(stdout, "wrote %s/trials.csv, %s/samples.csv\n", *out, *out)
 		return err
 	}
-	files, err := experiment.Outputs(ctx, st, *out)
+	files, err := findball.Outputs(ctx, st, *out)
 	if err != nil {
 		return err
 	}
@@ -415,7 +415,7 @@ func report(ctx context.Context, cmd string, args []string, stdout, stderr io.Wr
 // campaigns in the databases with: the same positions, starts, trials and
 // seed (so the trials pair up), each strategy named as in its campaign
 // (a name already taken gets "@" and its database's file name).
-func reportWith(ctx context.Context, st *experiment.Store, with []string, out string, stdout io.Writer) error {
+func reportWith(ctx context.Context, st *findball.Store, with []string, out string, stdout io.Writer) error {
 	cfg, ok, err := st.Campaign(ctx)
 	if err != nil {
 		return err
@@ -428,7 +428,7 @@ func reportWith(ctx context.Context, st *experiment.Store, with []string, out st
 		return err
 	}
 	var notes []string
-	note := func(path string, c *experiment.Config) {
+	note := func(path string, c *findball.Config) {
 		physics := c.Physics
 		if physics == "" {
 			physics = "kinematic"
@@ -441,7 +441,7 @@ func reportWith(ctx context.Context, st *experiment.Store, with []string, out st
 	}
 	note(st.Path(), &cfg)
 	for _, path := range with {
-		o, err := experiment.Open(ctx, path)
+		o, err := findball.Open(ctx, path)
 		if err != nil {
 			return err
 		}
@@ -449,7 +449,7 @@ func reportWith(ctx context.Context, st *experiment.Store, with []string, out st
 		if err == nil && !ok {
 			err = fmt.Errorf("%s holds no campaign", path)
 		}
-		var rs []experiment.Result
+		var rs []findball.Result
 		if err == nil {
 			rs, err = o.Results(ctx)
 		}
@@ -485,7 +485,7 @@ func reportWith(ctx context.Context, st *experiment.Store, with []string, out st
 		b.WriteString("- " + n + "\n")
 	}
 	b.WriteString("\n")
-	if err := experiment.Report(&b, &cfg, results); err != nil {
+	if err := findball.Report(&b, &cfg, results); err != nil {
 		return err
 	}
 	path := filepath.Join(out, "report.md")
@@ -496,7 +496,7 @@ func reportWith(ctx context.Context, st *experiment.Store, with []string, out st
 	return err
 }
 
-func names(ss []experiment.Strategy) []string {
+func names(ss []findball.Strategy) []string {
 	var n []string
 	for _, s := range ss {
 		n = append(n, s.Name)
@@ -514,7 +514,7 @@ func merge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return errors.New("merge: name the shard databases to merge")
 	}
-	st, err := experiment.Open(ctx, *db)
+	st, err := findball.Open(ctx, *db)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/robotd/robotd/backends/sim"
 	"github.com/robotd/robotd/config"
-	"github.com/robotd/robotd/experiment"
+	"github.com/robotd/robotd/experiments/findball"
 	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/simserver"
 )
@@ -32,10 +32,10 @@ func TestPrintConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		args  []string
-		check func(t *testing.T, c experiment.Config)
+		check func(t *testing.T, c findball.Config)
 		err   string
 	}{
-		{name: "defaults", check: func(t *testing.T, c experiment.Config) {
+		{name: "defaults", check: func(t *testing.T, c findball.Config) {
 			if len(c.Balls) != 10 || len(c.Starts) != 3 || c.Trials != 10 || c.Limit.D().Seconds() != 180 || c.FoundDistance != 0.3 ||
 				c.ReliableDistance != 2.5 || len(c.Strategies) != 2 || c.Strategies[0].Name != "2016" || c.Strategies[1].Name != "2017" ||
 				c.Physics != simserver.PhysicsODE {
@@ -44,14 +44,14 @@ func TestPrintConfig(t *testing.T) {
 		}},
 		{name: "flags", args: []string{"-trials", "3", "-limit", "60s", "-reliable-distance", "3", "-found-distance", "0.25", "-seed", "9",
 			"-strategy", "2017", "-strategy", "wide:behaviour.search.strategy=2017;sim.vision.fov_deg=90", "-balls", balls, "-set", "behaviour.walk.speed=0.2"},
-			check: func(t *testing.T, c experiment.Config) {
+			check: func(t *testing.T, c findball.Config) {
 				if c.Trials != 3 || c.Limit.D().Seconds() != 60 || c.ReliableDistance != 3 || c.FoundDistance != 0.25 || c.Seed != 9 {
 					t.Errorf("flags: %+v", c)
 				}
 				if len(c.Strategies) != 2 || c.Strategies[1].Name != "wide" || compact(c.Strategies[1].Robot) != `{"behaviour":{"search":{"strategy":"2017"}},"sim":{"vision":{"fov_deg":90}}}` {
 					t.Errorf("strategies: %+v", c.Strategies)
 				}
-				if len(c.Balls) != 2 || c.Balls[0] != (experiment.Point{X: 1, Y: 0.5}) {
+				if len(c.Balls) != 2 || c.Balls[0] != (findball.Point{X: 1, Y: 0.5}) {
 					t.Errorf("balls: %+v", c.Balls)
 				}
 				if c.Robot.Behaviour.Walk.Speed != 0.2 || c.Robot.Behaviour.Roles.Period.D().Seconds() != 3.5 {
@@ -59,22 +59,22 @@ func TestPrintConfig(t *testing.T) {
 				}
 			}},
 		{name: "the spread set at 10% loss, played on", args: []string{"-positions", "spread", "-loss", "0.1", "-play-on", "-strategy", "sweep", "-robots", "2"},
-			check: func(t *testing.T, c experiment.Config) {
-				if len(c.Balls) != 10 || c.Balls[0] != experiment.SpreadBalls[0] || len(c.Starts) != 2 || c.Starts[1] != experiment.SpreadStarts[1] {
+			check: func(t *testing.T, c findball.Config) {
+				if len(c.Balls) != 10 || c.Balls[0] != findball.SpreadBalls[0] || len(c.Starts) != 2 || c.Starts[1] != findball.SpreadStarts[1] {
 					t.Errorf("positions: %+v %+v", c.Balls, c.Starts)
 				}
 				if c.Network.Loss != 0.1 || !c.PlayOn || len(c.Strategies) != 1 || c.Strategies[0].Name != "sweep" {
 					t.Errorf("loss %v, play on %v, strategies %+v", c.Network.Loss, c.PlayOn, c.Strategies)
 				}
 			}},
-		{name: "physics", args: []string{"-physics", "ode"}, check: func(t *testing.T, c experiment.Config) {
+		{name: "physics", args: []string{"-physics", "ode"}, check: func(t *testing.T, c findball.Config) {
 			if c.Physics != "ode" {
 				t.Errorf("physics %q, want ode", c.Physics)
 			}
 		}},
 		{name: "unknown physics", args: []string{"-physics", "bullet"}, err: "physics"},
 		{name: "vision in the loop", args: []string{"-vision", "rendered"},
-			check: func(t *testing.T, c experiment.Config) {
+			check: func(t *testing.T, c findball.Config) {
 				if c.Robot.Sim.Vision.Source != sim.SourceRendered {
 					t.Errorf("vision source %q, want rendered", c.Robot.Sim.Vision.Source)
 				}
@@ -101,7 +101,7 @@ func TestPrintConfig(t *testing.T) {
 			if err != nil {
 				t.Fatal(err, errb.String())
 			}
-			var c experiment.Config
+			var c findball.Config
 			if err := json.Unmarshal(out.Bytes(), &c); err != nil {
 				t.Fatal(err)
 			}
@@ -122,10 +122,10 @@ func TestShardedRun(t *testing.T) {
 	}
 	defer leaktest.Check(t)()
 	dir := t.TempDir()
-	cfg := experiment.DefaultConfig()
+	cfg := findball.DefaultConfig()
 	cfg.Physics = simserver.PhysicsKinematic // the plumbing, in every build
 	cfg.Starts = cfg.Starts[:1]
-	cfg.Balls = []experiment.Point{{X: -3.25, Y: 2.2}}
+	cfg.Balls = []findball.Point{{X: -3.25, Y: 2.2}}
 	cfg.Strategies = cfg.Strategies[1:]
 	cfg.Trials = 2
 	cfg.Limit = config.Duration(5 * time.Second)
@@ -204,7 +204,7 @@ func TestShardedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	otherDB := filepath.Join(dir, "other.db")
-	st, err := experiment.Open(ctx, otherDB)
+	st, err := findball.Open(ctx, otherDB)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,11 +270,11 @@ func TestDatabaseClash(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "findball.db")
 	ctx := context.Background()
-	st, err := experiment.Open(ctx, db)
+	st, err := findball.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := experiment.DefaultConfig()
+	cfg := findball.DefaultConfig()
 	cfg.Physics = simserver.PhysicsKinematic
 	if err := st.Begin(ctx, &cfg); err != nil {
 		t.Fatal(err)
@@ -282,7 +282,7 @@ func TestDatabaseClash(t *testing.T) {
 	st.Close()
 	var out, errb bytes.Buffer
 	err = run(ctx, []string{"-db", db, "-trials", "2", "-limit", "5s", "-physics", "kinematic"}, &out, &errb, env(nil))
-	if !errors.Is(err, experiment.ErrOtherCampaign) {
+	if !errors.Is(err, findball.ErrOtherCampaign) {
 		t.Fatalf("error %v, want the other campaign's", err)
 	}
 	msg := err.Error()

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/robotd/robotd/experiment"
-	"github.com/robotd/robotd/experiment/kube"
-	"github.com/robotd/robotd/experiment/slurm"
+	"github.com/robotd/robotd/experiments/findball"
+	"github.com/robotd/robotd/experiments/findball/kube"
+	"github.com/robotd/robotd/experiments/findball/slurm"
 	"github.com/robotd/robotd/simserver"
 	"github.com/robotd/robotd/simserver/ode"
 )
@@ -43,7 +43,7 @@ func submitWith(ctx context.Context, args []string, stdout, stderr io.Writer, ho
 	partition := fs.String("partition", "", "the Slurm partition (default the cluster's)")
 	var sbatchArgs listFlag
 	fs.Var(&sbatchArgs, "sbatch", "another sbatch `option` for the script, e.g. --account=lab (repeatable)")
-	findball := fs.String("findball", "", "the findball `path` on the nodes (default this executable)")
+	binary := fs.String("findball", "", "the findball `path` on the nodes (default this executable)")
 	poll := fs.Duration("poll", 5*time.Second, "how often squeue and the shard databases are looked at")
 	resubmit := fs.Int("resubmit", 1, "how often a task that ended without its trials is submitted again (-1 never)")
 	script := fs.Bool("script", false, "print the sbatch script and exit")
@@ -71,14 +71,14 @@ func submitWith(ctx context.Context, args []string, stdout, stderr io.Writer, ho
 		_, err = io.WriteString(stdout, m)
 		return err
 	}
-	if *findball == "" && cfg.Physics == simserver.PhysicsODE && !ode.Available {
+	if *binary == "" && cfg.Physics == simserver.PhysicsODE && !ode.Available {
 		// The nodes run this executable: its tasks would all fail.
 		return fmt.Errorf("submit: the campaign's physics mode %q needs a findball built with -tags ode (or -findball PATH naming one, or -physics %s)", cfg.Physics, simserver.PhysicsKinematic)
 	}
 	sc := slurm.Config{Dir: *dir, Tasks: *tasks, CPUsPerTask: *cpus, Mem: *mem, Time: *limit, Partition: *partition,
 		Sbatch: sbatchArgs, Poll: *poll, Resubmit: *resubmit, Command: hooks.command, Env: hooks.env}
-	if *findball != "" {
-		sc.Command = []string{*findball}
+	if *binary != "" {
+		sc.Command = []string{*binary}
 	}
 	if *script {
 		return slurm.WriteScript(stdout, sc, len(cfg.Plan()))
@@ -108,12 +108,12 @@ func submitWith(ctx context.Context, args []string, stdout, stderr io.Writer, ho
 		return err
 	}
 	fmt.Fprintf(stdout, "array done in %v (jobs %s)\n", sum.Wall.Round(time.Second), strings.Join(sum.Jobs, ", "))
-	st, err := experiment.Open(ctx, db)
+	st, err := findball.Open(ctx, db)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	files, err := experiment.Outputs(ctx, st, out)
+	files, err := findball.Outputs(ctx, st, out)
 	if err != nil {
 		return err
 	}
@@ -136,7 +136,7 @@ func mergeShards(ctx context.Context, db string, shards []string, stdout io.Writ
 			return err
 		}
 	}
-	st, err := experiment.Open(ctx, db)
+	st, err := findball.Open(ctx, db)
 	if err != nil {
 		return err
 	}

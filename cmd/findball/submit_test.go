@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/robotd/robotd/experiment"
-	"github.com/robotd/robotd/experiment/slurm"
+	"github.com/robotd/robotd/experiments/findball"
+	"github.com/robotd/robotd/experiments/findball/slurm"
 	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/internal/slurmtest"
 	"github.com/robotd/robotd/simserver/ode"
@@ -51,7 +51,7 @@ func slurmCampaign(t *testing.T, dir string) []string {
 func outcomes(t *testing.T, db string) []string {
 	t.Helper()
 	ctx := context.Background()
-	st, err := experiment.Open(ctx, db)
+	st, err := findball.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func outcomes(t *testing.T, db string) []string {
 		t.Fatal(err)
 	}
 	samples := map[string]string{}
-	if err := st.Samples(ctx, func(id string, ss []experiment.Sample) error {
+	if err := st.Samples(ctx, func(id string, ss []findball.Sample) error {
 		samples[id] = fmt.Sprint(ss)
 		return nil
 	}); err != nil {

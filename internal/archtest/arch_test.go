@@ -97,8 +97,8 @@ func TestDependencyRules(t *testing.T) {
 
 // aboveRobot are the areas that may wire robots from package robot: the
 // commands and what runs whole robots (in-process simulation runs, the
-// find-ball experiment, the scenario tests).
-var aboveRobot = map[string]bool{"cmd": true, "simrun": true, "experiment": true, "scenarios": true, "robot": true}
+// experiments, the scenario tests).
+var aboveRobot = map[string]bool{"cmd": true, "simrun": true, "experiments": true, "scenarios": true, "robot": true}
 
 // dependencyViolation says why from may not depend on to (both import
 // paths), or "" if it may.
@@ -144,13 +144,13 @@ func TestDependencyRulesCatchViolations(t *testing.T) {
 		{"backends/nao", "modules/motion", true}, // a backend on a module
 		{"backends/nao", "runner", true},
 		{"backends/sim", "proto/simspark", false},
-		{"experiment", "cmd/robotd", true}, // a command imported
-		{"runner", "robot", true},          // below robot, on robot
+		{"experiments/findball", "cmd/robotd", true}, // a command imported
+		{"runner", "robot", true},                    // below robot, on robot
 		{"debugview", "robot", true},
 		{"backends/replay", "robot", true},
 		{"simrun", "robot", false},
 		{"cmd/robotd", "robot", false},
-		{"experiment", "robot", false},
+		{"experiments/findball", "robot", false},
 	} {
 		why := dependencyViolation(m(tc.from), m(tc.to))
 		if (why != "") != tc.bad {

@@ -6,14 +6,14 @@ import (
 	"testing"
 
 	"github.com/robotd/robotd/config"
-	"github.com/robotd/robotd/experiment"
+	"github.com/robotd/robotd/experiments/findball"
 )
 
 // TestManifest: the Job has one completion per shard, indexed, each pod
 // running its shard into its own database, and the ConfigMap holds the
 // campaign exactly.
 func TestManifest(t *testing.T) {
-	cfg := experiment.DefaultConfig()
+	cfg := findball.DefaultConfig()
 	cfg.Trials = 2
 	m, err := Manifest(Config{Shards: 5, CPU: 2, Image: "lab/findball:1"}, &cfg)
 	if err != nil {
@@ -42,7 +42,7 @@ func TestManifest(t *testing.T) {
 		}
 		block = append(block, l[4:])
 	}
-	got := experiment.DefaultConfig() // as findball reads it
+	got := findball.DefaultConfig() // as findball reads it
 	if err := config.Decode(strings.NewReader(strings.Join(block, "\n")), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestManifest(t *testing.T) {
 }
 
 func TestManifestInvalid(t *testing.T) {
-	cfg := experiment.DefaultConfig()
+	cfg := findball.DefaultConfig()
 	for _, c := range []Config{{Shards: 201}, {Name: "Find_Ball"}, {Image: "a b"}, {CPU: -1}} {
 		if _, err := Manifest(c, &cfg); err == nil {
 			t.Errorf("%+v accepted", c)

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/robotd/robotd/experiment"
+	"github.com/robotd/robotd/experiments/findball"
 )
 
 // Config is the Job's shape.
@@ -86,7 +86,7 @@ func (c *Config) validate(trials int) error {
 
 // Manifest returns the ConfigMap and the indexed Job, as YAML (every
 // string a JSON string, which YAML reads as it is).
-func Manifest(c Config, campaign *experiment.Config) (string, error) {
+func Manifest(c Config, campaign *findball.Config) (string, error) {
 	if err := campaign.Validate(); err != nil {
 		return "", err
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/robotd/robotd/experiment"
+	"github.com/robotd/robotd/experiments/findball"
 	"github.com/robotd/robotd/internal/slurmtest"
 )
 
@@ -193,7 +193,7 @@ func TestEnded(t *testing.T) {
 // again is resumed, another one refused.
 func TestPrepare(t *testing.T) {
 	c := Config{Dir: t.TempDir(), Command: []string{"findball"}}
-	cfg := experiment.DefaultConfig()
+	cfg := findball.DefaultConfig()
 	if err := c.Validate(len(cfg.Plan())); err != nil {
 		t.Fatal(err)
 	}
@@ -219,22 +219,22 @@ func TestPrepare(t *testing.T) {
 func TestSubmitStored(t *testing.T) {
 	t.Setenv("PATH", "")
 	ctx := context.Background()
-	cfg := experiment.DefaultConfig()
+	cfg := findball.DefaultConfig()
 	cfg.Balls = cfg.Balls[:1]
 	cfg.Trials = 2
 	c := Config{Dir: t.TempDir(), Tasks: 2, Command: []string{"findball"}}
 	for i := range 2 {
-		st, err := experiment.Open(ctx, ShardDB(c.Dir, i))
+		st, err := findball.Open(ctx, ShardDB(c.Dir, i))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := st.Begin(ctx, &cfg); err != nil {
 			t.Fatal(err)
 		}
-		shard := experiment.Shard{I: i, N: 2}
+		shard := findball.Shard{I: i, N: 2}
 		for _, tr := range cfg.Plan() {
 			if shard.Has(tr) {
-				if err := st.Save(ctx, &cfg, &experiment.Result{Trial: tr, Time: cfg.Limit.D()}, shard); err != nil {
+				if err := st.Save(ctx, &cfg, &findball.Result{Trial: tr, Time: cfg.Limit.D()}, shard); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -419,7 +419,7 @@ func TestSubmitHostileDirOnSlurm(t *testing.T) {
 	defer cluster.Stop()
 	root := t.TempDir()
 	dir := filepath.Join(root, `a b'c "d" #e %j 100%% $(touch pwned) `+"`touch pwned`")
-	cfg := experiment.DefaultConfig()
+	cfg := findball.DefaultConfig()
 	cfg.Balls = cfg.Balls[:1]
 	cfg.Trials = 1
 	// The task prints its working directory and fails.

@@ -29,7 +29,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/robotd/robotd/experiment"
+	"github.com/robotd/robotd/experiments/findball"
 )
 
 // Config says where and how the array runs; it does not change the
@@ -302,7 +302,7 @@ var ErrOtherCampaign = errors.New("slurm: the output directory holds another cam
 // database holds all its trials. A directory that already holds the
 // campaign is resumed: only tasks with trials missing are submitted.
 // Cancelling ctx cancels the array's jobs.
-func Submit(ctx context.Context, c Config, campaign *experiment.Config, opt Options) (Summary, error) {
+func Submit(ctx context.Context, c Config, campaign *findball.Config, opt Options) (Summary, error) {
 	start := time.Now()
 	var sum Summary
 	if err := campaign.Validate(); err != nil {
@@ -323,7 +323,7 @@ func Submit(ctx context.Context, c Config, campaign *experiment.Config, opt Opti
 	for i := range tasks {
 		tasks[i] = &Task{Index: i}
 		for _, t := range plan {
-			if (experiment.Shard{I: i, N: c.Tasks}).Has(t) {
+			if (findball.Shard{I: i, N: c.Tasks}).Has(t) {
 				tasks[i].Trials++
 			}
 		}
@@ -375,7 +375,7 @@ func Submit(ctx context.Context, c Config, campaign *experiment.Config, opt Opti
 
 // prepare makes the directory and writes the campaign and the script; a
 // directory holding another campaign is an error.
-func prepare(c *Config, campaign *experiment.Config) error {
+func prepare(c *Config, campaign *findball.Config) error {
 	if err := os.MkdirAll(filepath.Join(c.Dir, LogDir), 0o755); err != nil {
 		return fmt.Errorf("slurm: %w", err)
 	}
@@ -417,7 +417,7 @@ func stored(ctx context.Context, path string) (int, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return 0, nil
 	}
-	st, err := experiment.Open(ctx, path)
+	st, err := findball.Open(ctx, path)
 	if err != nil {
 		return 0, err
 	}

@@ -1,5 +1,7 @@
 package simspark
 
+import "unsafe"
+
 // Kind is the kind of a top-level perceptor, of an item in a See block, or
 // (EffScene …, effectors.go) of an effector.
 type Kind uint8
@@ -295,6 +297,256 @@ func (p *Perception) HasSee() bool { return p.Has(KindSee) }
 // Add appends an item to the order (for building messages to encode).
 func (p *Perception) Add(k Kind, index int) { p.Order = append(p.Order, Item{k, uint16(index)}) }
 
+// The perceptor formats are those of rcssserver3d (protocols.md §3.3,
+// §3.4; the SimSpark wiki's Perceptors page). Most perceptors, and the P
+// item of a See block, are a name and named fields, e.g.
+// (HJ (n hj1) (ax -12.5)); mypos, myorien and ballpos in a See block are
+// a name and numbers. The tables perceptors and seeItems give each one's
+// fields: their names, what their values are and where in the Perception
+// they go (offsets checked against the types by TestPerceptorTables), and
+// walker.fields decodes all of them. hear, the See block, its lines and
+// its objects have shapes of their own.
+
+// valKind is what a field's value is.
+type valKind uint8
+
+const (
+	valNumbers valKind = iota // n numbers, to a [n]float64 (float64 if n is 1)
+	valInt                    // an integer, to an int
+	valName                   // an atom, to a Span (copied into the arena)
+	valJoint                  // an HJ joint name (hj1 … rlj7), to a JointID
+	valPart                   // a P body part, (name (pol d h v)), to See.Parts
+)
+
+// field describes one (key value…) list of a perceptor, or the values
+// after the name of a See item of shape shapeValues.
+type field struct {
+	key string  // the list's name; "" matches any name no other field has
+	val valKind // what its value is
+	n   uint8   // how many numbers (valNumbers)
+	// what names the value in errors; end names the list in the error for
+	// a missing ')' (what if empty).
+	what, end string
+	// at is where the value goes: its offset in the perceptor's record
+	// (the Perception, or the perceptor's element of its slice). has, if
+	// not noFlag, is the offset of a bool set when the field is present.
+	at, has uintptr
+}
+
+// noFlag is field.has for a field without a presence flag.
+const noFlag = ^uintptr(0)
+
+// shape is the grammar of a perceptor or See item.
+type shape uint8
+
+const (
+	shapeFields shape = iota // (name (key value…)…): keys in any order, unknown keys skipped
+	shapeValues              // (name value…): fields[0] describes the values
+	shapeHear                // (hear [team] time self|direction message)
+	shapeSee                 // (See item…): seeItems, and (name (pol d h v)) or (name (ffs d h v o))
+	shapeLine                // (L (pol d h v) (pol d h v))
+)
+
+// perceptor describes a top-level perceptor or a See item.
+type perceptor struct {
+	name  string
+	kind  Kind
+	shape shape
+	// once: it may appear at most once in a message (in a See block).
+	// Otherwise each one is an element of a slice (Perception.record).
+	once bool
+	// fields are its fields; at most maxFields, the one with key "" last.
+	fields []field
+	// need has bit j set when fields[j] must be present; missing is the
+	// error when one is not.
+	need    uint8
+	missing string
+	// names has bit j set when fields[j] is a valName (set by init).
+	names uint8
+}
+
+// maxFields bounds len(perceptor.fields).
+const maxFields = 8
+
+// Offsets of the records inside a Perception.
+const (
+	offGS  = unsafe.Offsetof(Perception{}.GS)
+	offGYR = unsafe.Offsetof(Perception{}.GYR)
+	offACC = unsafe.Offsetof(Perception{}.ACC)
+	offSee = unsafe.Offsetof(Perception{}.See)
+)
+
+// perceptors are the top-level perceptors.
+var perceptors = [...]perceptor{
+	{name: "time", kind: KindTime, once: true, need: 1, missing: "time: missing (now t)", fields: []field{
+		{key: "now", val: valNumbers, n: 1, what: "time now", at: unsafe.Offsetof(Perception{}.Time), has: noFlag},
+	}},
+	{name: "GS", kind: KindGS, once: true, fields: []field{
+		{key: "unum", val: valInt, what: "GS unum", end: "GS", at: offGS + unsafe.Offsetof(GameState{}.Unum), has: offGS + unsafe.Offsetof(GameState{}.HasUnum)},
+		{key: "team", val: valName, what: "GS team", end: "GS", at: offGS + unsafe.Offsetof(GameState{}.Team), has: offGS + unsafe.Offsetof(GameState{}.HasTeam)},
+		{key: "sl", val: valInt, what: "GS sl", end: "GS", at: offGS + unsafe.Offsetof(GameState{}.ScoreLeft), has: offGS + unsafe.Offsetof(GameState{}.HasScore)},
+		{key: "sr", val: valInt, what: "GS sr", end: "GS", at: offGS + unsafe.Offsetof(GameState{}.ScoreRight), has: offGS + unsafe.Offsetof(GameState{}.HasScore)},
+		{key: "t", val: valNumbers, n: 1, what: "GS t", end: "GS", at: offGS + unsafe.Offsetof(GameState{}.Time), has: offGS + unsafe.Offsetof(GameState{}.HasTime)},
+		{key: "pm", val: valName, what: "GS pm", end: "GS", at: offGS + unsafe.Offsetof(GameState{}.PlayMode), has: offGS + unsafe.Offsetof(GameState{}.HasPlayMode)},
+	}},
+	{name: "GYR", kind: KindGYR, once: true, need: 3, missing: "GYR: want (n name) and (rt x y z)", fields: []field{
+		{key: "n", val: valName, what: "GYR", at: offGYR + unsafe.Offsetof(Vector{}.Name), has: noFlag},
+		{key: "rt", val: valNumbers, n: 3, what: "GYR", at: offGYR + unsafe.Offsetof(Vector{}.V), has: noFlag},
+	}},
+	{name: "ACC", kind: KindACC, once: true, need: 3, missing: "ACC: want (n name) and (a x y z)", fields: []field{
+		{key: "n", val: valName, what: "ACC", at: offACC + unsafe.Offsetof(Vector{}.Name), has: noFlag},
+		{key: "a", val: valNumbers, n: 3, what: "ACC", at: offACC + unsafe.Offsetof(Vector{}.V), has: noFlag},
+	}},
+	{name: "HJ", kind: KindHJ, need: 3, missing: "HJ: want (n name) and (ax deg)", fields: []field{
+		{key: "n", val: valJoint, what: "HJ n", at: unsafe.Offsetof(JointAngle{}.ID), has: noFlag},
+		{key: "ax", val: valNumbers, n: 1, what: "HJ ax", at: unsafe.Offsetof(JointAngle{}.Deg), has: noFlag},
+	}},
+	{name: "FRP", kind: KindFRP, need: 7, missing: "FRP: want (n name), (c x y z) and (f x y z)", fields: []field{
+		{key: "n", val: valName, what: "FRP n", at: unsafe.Offsetof(ForceResistance{}.Name), has: noFlag},
+		{key: "c", val: valNumbers, n: 3, what: "FRP c", at: unsafe.Offsetof(ForceResistance{}.C), has: noFlag},
+		{key: "f", val: valNumbers, n: 3, what: "FRP f", at: unsafe.Offsetof(ForceResistance{}.F), has: noFlag},
+	}},
+	{name: "TCH", kind: KindTCH, need: 3, missing: "TCH: want (n name) and (val v)", fields: []field{
+		{key: "n", val: valName, what: "TCH n", at: unsafe.Offsetof(Touch{}.Name), has: noFlag},
+		{key: "val", val: valNumbers, n: 1, what: "TCH val", at: unsafe.Offsetof(Touch{}.Val), has: noFlag},
+	}},
+	{name: "See", kind: KindSee, shape: shapeSee, once: true},
+	{name: "hear", kind: KindHear, shape: shapeHear},
+}
+
+// seeItems are the See items with a name of their own; any other named
+// item of the form (name (pol d h v)) is an Object, (name (ffs d h v o)) a
+// Feature.
+var seeItems = [...]perceptor{
+	{name: "L", kind: SeeLine, shape: shapeLine},
+	{name: "P", kind: SeePlayer, fields: []field{
+		{key: "team", val: valName, what: "P team", at: unsafe.Offsetof(Player{}.Team), has: unsafe.Offsetof(Player{}.HasTeam)},
+		{key: "id", val: valInt, what: "P id", at: unsafe.Offsetof(Player{}.ID), has: unsafe.Offsetof(Player{}.HasID)},
+		{val: valPart},
+	}},
+	{name: "mypos", kind: SeeMyPos, shape: shapeValues, once: true, fields: []field{
+		{val: valNumbers, n: 3, what: "mypos", at: offSee + unsafe.Offsetof(See{}.MyPos), has: noFlag},
+	}},
+	{name: "myorien", kind: SeeMyOrien, shape: shapeValues, once: true, fields: []field{
+		{val: valNumbers, n: 1, what: "myorien", at: offSee + unsafe.Offsetof(See{}.MyOrien), has: noFlag},
+	}},
+	{name: "ballpos", kind: SeeBallPos, shape: shapeValues, once: true, fields: []field{
+		{val: valNumbers, n: 3, what: "ballpos", at: offSee + unsafe.Offsetof(See{}.BallPos), has: noFlag},
+	}},
+}
+
+func init() {
+	for _, table := range [][]perceptor{perceptors[:], seeItems[:]} {
+		for i := range table {
+			for j := range table[i].fields {
+				f := &table[i].fields[j]
+				if f.end == "" {
+					f.end = f.what
+				}
+				if f.val == valName {
+					table[i].names |= 1 << j
+				}
+			}
+		}
+	}
+}
+
+// nameIndex finds a table's entries by slot(name): it holds the index of
+// each entry plus one, 0 in slots no name has.
+type nameIndex [32]uint8
+
+// slot hashes the length and first byte of a name; they tell apart the
+// names of each table (indexOf checks it). name must not be empty.
+func slot(name []byte) int { return (int(name[0]) + 3*len(name)) & 31 }
+
+var perceptorIndex, seeItemIndex = indexOf(perceptors[:]), indexOf(seeItems[:])
+
+// indexOf indexes table; it panics if two names share a slot.
+func indexOf(table []perceptor) *nameIndex {
+	var x nameIndex
+	for j := range table {
+		h := slot([]byte(table[j].name))
+		if x[h] != 0 {
+			panic("simspark: perceptor names " + table[x[h]-1].name + " and " + table[j].name + " share a slot")
+		}
+		x[h] = uint8(j + 1)
+	}
+	return &x
+}
+
+// find returns the index of the entry of table named name, or -1.
+func find(table []perceptor, x *nameIndex, name []byte) int {
+	if len(name) == 0 {
+		return -1
+	}
+	j := int(x[slot(name)]) - 1
+	if j < 0 || !is(table[j].name, name) {
+		return -1
+	}
+	return j
+}
+
+// is reports whether b holds s. Names are short: comparing their bytes
+// here costs less than calling the runtime's memequal.
+func is(s string, b []byte) bool {
+	if len(s) != len(b) {
+		return false
+	}
+	for i := range len(b) {
+		if s[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// record appends a zero element to the slice of perceptors (or See items)
+// of kind k and returns its index and address, or -1 if the slice already
+// holds MaxItems; kinds that appear at most once have the Perception as
+// their record.
+func (p *Perception) record(k Kind) (int, unsafe.Pointer) {
+	var n int
+	switch k {
+	case KindHJ:
+		if n = len(p.Joints); n < MaxItems {
+			p.Joints = append(p.Joints, JointAngle{})
+			return n, unsafe.Pointer(&p.Joints[n])
+		}
+	case KindFRP:
+		if n = len(p.FRP); n < MaxItems {
+			p.FRP = append(p.FRP, ForceResistance{})
+			return n, unsafe.Pointer(&p.FRP[n])
+		}
+	case KindTCH:
+		if n = len(p.Touch); n < MaxItems {
+			p.Touch = append(p.Touch, Touch{})
+			return n, unsafe.Pointer(&p.Touch[n])
+		}
+	case SeePlayer:
+		if n = len(p.See.Players); n < MaxItems {
+			p.See.Players = append(p.See.Players, Player{PartStart: uint16(len(p.See.Parts))})
+			return n, unsafe.Pointer(&p.See.Players[n])
+		}
+	default:
+		return 0, unsafe.Pointer(p)
+	}
+	return -1, nil
+}
+
+// push appends v to *s and returns its index.
+func push[T any](s *[]T, v T) int {
+	*s = append(*s, v)
+	return len(*s) - 1
+}
+
+// walker is the state of one Parse.
+type walker struct {
+	s Scanner
+	// names are where the valName values of the current perceptor lie in
+	// the message, by field.
+	names [maxFields][2]int
+}
+
 // Parse parses a perceptor message into p, replacing its content. p keeps
 // no reference to msg. Unknown perceptors and See items are kept verbatim;
 // unknown fields inside known perceptors are skipped. time, GS, GYR, ACC
@@ -305,57 +557,58 @@ func (p *Perception) Parse(msg []byte) error {
 	if len(msg) > DefaultMaxFrame {
 		return errAt(0, ErrTooLong, "message of %d bytes, longer than %d", len(msg), DefaultMaxFrame)
 	}
-	s := Scanner{src: msg, maxDepth: DefaultMaxDepth}
+	w := walker{s: Scanner{src: msg, maxDepth: DefaultMaxDepth}}
+	s := &w.s
 	var seen uint32
+	last := -1
 	for {
 		s.skipSpace()
 		if s.pos >= len(msg) {
 			return nil
 		}
-		start := s.pos
-		if err := topOpen(&s); err != nil {
-			return err
-		}
-		name := s.head()
-		k := perceptorKind(name)
-		if k != KindUnknown && k <= KindSee && k != KindHJ && k != KindFRP && k != KindTCH {
-			if seen&(1<<k) != 0 {
-				return errAt(start, ErrRepeated, "more than one %s perceptor", k)
+		// Runs of one perceptor are common (HJ): the last one's name is
+		// tried first, without scanning it.
+		start, j := s.pos, last
+		if j < 0 || !s.openKey(perceptors[j].name) {
+			if err := topOpen(s); err != nil {
+				return err
 			}
-			seen |= 1 << k
+			j = find(perceptors[:], perceptorIndex, s.head())
 		}
-		var err error
-		switch k {
-		case KindTime:
-			err = p.parseTime(&s, start)
-		case KindGS:
-			err = p.parseGS(&s)
-		case KindGYR:
-			err = p.parseVector(&s, start, &p.GYR, "GYR", "rt")
-		case KindACC:
-			err = p.parseVector(&s, start, &p.ACC, "ACC", "a")
-		case KindHJ:
-			err = p.parseHJ(&s, start)
-		case KindFRP:
-			err = p.parseFRP(&s, start)
-		case KindTCH:
-			err = p.parseTCH(&s, start)
-		case KindSee:
-			err = p.parseSee(&s)
-		case KindHear:
-			err = p.parseHear(&s, start)
-		default:
-			if err = s.skipRest(); err == nil && len(p.Unknown) >= MaxItems {
+		last = j
+		if j < 0 {
+			err := s.skipRest()
+			if err == nil && len(p.Unknown) >= MaxItems {
 				err = errAt(start, ErrTooLong, "more than %d unknown perceptors", MaxItems)
 			}
-			if err == nil {
-				p.Unknown = append(p.Unknown, p.add(msg[start:s.pos]))
-				p.Add(KindUnknown, len(p.Unknown)-1)
+			if err != nil {
+				return err
 			}
+			p.Unknown = append(p.Unknown, p.add(msg[start:s.pos]))
+			p.Add(KindUnknown, len(p.Unknown)-1)
+			continue
+		}
+		pc := &perceptors[j]
+		if pc.once {
+			if seen&(1<<j) != 0 {
+				return errAt(start, ErrRepeated, "more than one %s perceptor", pc.name)
+			}
+			seen |= 1 << j
+		}
+		var i int
+		var err error
+		switch pc.shape {
+		case shapeFields:
+			i, err = w.fields(p, pc, start)
+		case shapeSee:
+			err = w.see(p)
+		case shapeHear:
+			i, err = w.hear(p, start)
 		}
 		if err != nil {
 			return err
 		}
+		p.Add(pc.kind, i)
 	}
 }
 
@@ -370,30 +623,6 @@ func topOpen(s *Scanner) error {
 	return errAt(s.pos, ErrUnexpected, "text %s outside parentheses", s.found())
 }
 
-func perceptorKind(name []byte) Kind {
-	switch string(name) {
-	case "time":
-		return KindTime
-	case "GS":
-		return KindGS
-	case "GYR":
-		return KindGYR
-	case "ACC":
-		return KindACC
-	case "HJ":
-		return KindHJ
-	case "FRP":
-		return KindFRP
-	case "TCH":
-		return KindTCH
-	case "See":
-		return KindSee
-	case "hear":
-		return KindHear
-	}
-	return KindUnknown
-}
-
 // once marks bit in *have, or reports a repeated field.
 func once(have *uint8, bit uint8, off int, what string, key []byte) error {
 	if *have&bit != 0 {
@@ -403,309 +632,163 @@ func once(have *uint8, bit uint8, off int, what string, key []byte) error {
 	return nil
 }
 
-func (p *Perception) parseTime(s *Scanner, start int) error {
+// fields decodes the fields of pc, whose name (at start) has been read, up
+// to and including its ')', into a new record (see Perception.record),
+// whose index it returns. Names are copied into the arena last, in the
+// order of pc.fields, so the arena does not depend on the fields' order.
+func (w *walker) fields(p *Perception, pc *perceptor, start int) (int, error) {
+	s := &w.s
+	i, rec := 0, unsafe.Pointer(p)
+	if !pc.once {
+		i, rec = p.record(pc.kind)
+	}
+	if i < 0 {
+		what := "See players"
+		if pc.kind != SeePlayer {
+			what = pc.name + " perceptors"
+		}
+		return 0, errAt(start, ErrTooLong, "more than %d %s", MaxItems, what)
+	}
 	var have uint8
+	next := 0
 	for {
-		key, off, more, err := s.field("time")
-		if err != nil {
-			return err
-		}
-		if !more {
+		// rcssserver3d writes the fields in the order of pc.fields: the
+		// one after the last is tried first, without scanning its name.
+		s.skipSpace()
+		j, off := next, s.pos
+		var key []byte
+		if pc.shape == shapeValues {
+			if j > 0 {
+				break // the value's ')' ended the item
+			}
+		} else if off < len(s.src) && s.src[off] == ')' {
+			s.pos++
+			s.depth--
 			break
-		}
-		if string(key) != "now" {
-			if err = s.skipRest(); err != nil {
-				return err
+		} else if j < len(pc.fields) && s.openKey(pc.fields[j].key) {
+			key = s.src[off+1 : s.pos]
+		} else {
+			var more bool
+			var err error
+			if key, off, more, err = s.field(pc.name); err != nil {
+				return 0, err
 			}
-			continue
-		}
-		if err = once(&have, 1, off, "time", key); err != nil {
-			return err
-		}
-		if p.Time, err = s.number("time now"); err != nil {
-			return err
-		}
-		if err := s.close("time now"); err != nil {
-			return err
-		}
-	}
-	if have == 0 {
-		return errAt(start, ErrMissing, "time: missing (now t)")
-	}
-	p.Add(KindTime, 0)
-	return nil
-}
-
-func (p *Perception) parseGS(s *Scanner) error {
-	g := &p.GS
-	var have uint8
-	var team, pm []byte // interned after the loop, in a fixed order
-	for {
-		key, off, more, err := s.field("GS")
-		if err != nil {
-			return err
-		}
-		if !more {
-			break
-		}
-		var bit uint8
-		switch string(key) {
-		case "unum":
-			bit = 1
-		case "team":
-			bit = 2
-		case "sl":
-			bit = 4
-		case "sr":
-			bit = 8
-		case "t":
-			bit = 16
-		case "pm":
-			bit = 32
-		default:
-			if err = s.skipRest(); err != nil {
-				return err
+			if !more {
+				break
 			}
-			continue
-		}
-		if err = once(&have, bit, off, "GS", key); err != nil {
-			return err
-		}
-		switch bit {
-		case 1:
-			g.Unum, err = s.integer("GS unum")
-			g.HasUnum = true
-		case 2:
-			team, _, err = s.word("GS team")
-			g.HasTeam = true
-		case 4:
-			g.ScoreLeft, err = s.integer("GS sl")
-			g.HasScore = true
-		case 8:
-			g.ScoreRight, err = s.integer("GS sr")
-			g.HasScore = true
-		case 16:
-			g.Time, err = s.number("GS t")
-			g.HasTime = true
-		case 32:
-			pm, _, err = s.word("GS pm")
-			g.HasPlayMode = true
-		}
-		if err == nil {
-			err = s.close("GS")
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if g.HasTeam {
-		g.Team = p.add(team)
-	}
-	if g.HasPlayMode {
-		g.PlayMode = p.add(pm)
-	}
-	p.Add(KindGS, 0)
-	return nil
-}
-
-func (p *Perception) parseVector(s *Scanner, start int, v *Vector, what, vecKey string) error {
-	var have uint8
-	for {
-		key, off, more, err := s.field(what)
-		if err != nil {
-			return err
-		}
-		if !more {
-			break
-		}
-		switch string(key) {
-		case "n":
-			if err = once(&have, 1, off, what, key); err != nil {
-				return err
+			for j = 0; j < len(pc.fields); j++ {
+				if k := pc.fields[j].key; k == "" || is(k, key) {
+					break
+				}
 			}
-			var name []byte
-			if name, _, err = s.word(what); err == nil {
-				v.Name = p.add(name)
-				err = s.close(what)
-			}
-		case vecKey:
-			if err = once(&have, 2, off, what, key); err != nil {
-				return err
-			}
-			err = s.numbers(v.V[:], what)
-		default:
+		}
+		next = j + 1
+		var err error
+		switch {
+		case j == len(pc.fields):
 			err = s.skipRest()
+		case pc.fields[j].val == valPart:
+			err = w.bodyPart(p, key, off, i)
+		default:
+			if have&(1<<j) != 0 {
+				return 0, errAt(off, ErrRepeated, "%s: repeated (%s …)", pc.name, key)
+			}
+			have |= 1 << j
+			f := &pc.fields[j]
+			switch f.val {
+			case valNumbers:
+				for k := range uintptr(f.n) {
+					var v float64
+					if v, err = s.number(f.what); err != nil {
+						return 0, err
+					}
+					*(*float64)(unsafe.Add(rec, f.at+k*unsafe.Sizeof(v))) = v
+				}
+			case valInt:
+				var v int
+				if v, err = s.integer(f.what); err != nil {
+					return 0, err
+				}
+				*(*int)(unsafe.Add(rec, f.at)) = v
+			case valName:
+				b, off, err := s.word(f.what)
+				if err != nil {
+					return 0, err
+				}
+				w.names[j] = [2]int{off, off + len(b)}
+			case valJoint:
+				b, off, err := s.word(f.what)
+				if err != nil {
+					return 0, err
+				}
+				id, ok := JointByPerceptorName(b)
+				if !ok {
+					return 0, errAt(off, ErrUnknownJoint, "%s: unknown joint %q", pc.name, clip(b))
+				}
+				*(*JointID)(unsafe.Add(rec, f.at)) = id
+			}
+			if f.has != noFlag {
+				*(*bool)(unsafe.Add(rec, f.has)) = true
+			}
+			err = s.close(f.end)
 		}
 		if err != nil {
-			return err
+			return 0, err
 		}
 	}
-	if have != 3 {
-		return errAt(start, ErrMissing, "%s: want (n name) and (%s x y z)", what, vecKey)
+	if have&pc.need != pc.need {
+		return 0, errAt(start, ErrMissing, "%s", pc.missing)
 	}
-	if what == "GYR" {
-		p.Add(KindGYR, 0)
-	} else {
-		p.Add(KindACC, 0)
+	for j := 0; have&pc.names != 0; j++ {
+		if f := &pc.fields[j]; f.val == valName && have&(1<<j) != 0 {
+			have &^= 1 << j
+			*(*Span)(unsafe.Add(rec, f.at)) = p.add(s.src[w.names[j][0]:w.names[j][1]])
+		}
 	}
-	return nil
+	return i, nil
 }
 
-func (p *Perception) parseHJ(s *Scanner, start int) error {
-	var ja JointAngle
-	var have uint8
-	for {
-		key, off, more, err := s.field("HJ")
+// bodyPart reads the body part key (at off) of player i: (key (pol d h v)).
+func (w *walker) bodyPart(p *Perception, key []byte, off, i int) error {
+	s, v := &w.s, &p.See
+	s.skipSpace()
+	if !s.openKey("pol") {
+		k, poff, more, err := s.field("P part")
 		if err != nil {
 			return err
 		}
 		if !more {
-			break
+			return errAt(off, ErrMissing, "P: body part %q without (pol d h v)", clip(key))
 		}
-		switch string(key) {
-		case "n":
-			if err = once(&have, 1, off, "HJ", key); err != nil {
-				return err
-			}
-			var name []byte
-			var noff int
-			if name, noff, err = s.word("HJ n"); err != nil {
-				return err
-			}
-			id, ok := JointByPerceptorName(name)
-			if !ok {
-				return errAt(noff, ErrUnknownJoint, "HJ: unknown joint %q", clip(name))
-			}
-			ja.ID = id
-			err = s.close("HJ n")
-		case "ax":
-			if err = once(&have, 2, off, "HJ", key); err != nil {
-				return err
-			}
-			if ja.Deg, err = s.number("HJ ax"); err == nil {
-				err = s.close("HJ ax")
-			}
-		default:
-			err = s.skipRest()
-		}
-		if err != nil {
-			return err
+		if string(k) != "pol" {
+			return errAt(poff, ErrUnexpected, "P: body part %q: want (pol d h v), found (%s …)", clip(key), clip(k))
 		}
 	}
-	if have != 3 {
-		return errAt(start, ErrMissing, "HJ: want (n name) and (ax deg)")
+	var bp BodyPart
+	if err := s.numbers(bp.Pol[:], "P pol"); err != nil {
+		return err
 	}
-	if len(p.Joints) >= MaxItems {
-		return errAt(start, ErrTooLong, "more than %d HJ perceptors", MaxItems)
+	if err := s.close("P part"); err != nil {
+		return err
 	}
-	p.Joints = append(p.Joints, ja)
-	p.Add(KindHJ, len(p.Joints)-1)
+	if len(v.Parts) >= MaxItems {
+		return errAt(off, ErrTooLong, "more than %d See body parts", MaxItems)
+	}
+	bp.Name = p.add(key)
+	v.Parts = append(v.Parts, bp)
+	v.Players[i].PartCount++
 	return nil
 }
 
-func (p *Perception) parseFRP(s *Scanner, start int) error {
-	var f ForceResistance
-	var have uint8
-	for {
-		key, off, more, err := s.field("FRP")
-		if err != nil {
-			return err
-		}
-		if !more {
-			break
-		}
-		switch string(key) {
-		case "n":
-			if err = once(&have, 1, off, "FRP", key); err != nil {
-				return err
-			}
-			var name []byte
-			if name, _, err = s.word("FRP n"); err == nil {
-				f.Name = p.add(name)
-				err = s.close("FRP n")
-			}
-		case "c":
-			if err = once(&have, 2, off, "FRP", key); err != nil {
-				return err
-			}
-			err = s.numbers(f.C[:], "FRP c")
-		case "f":
-			if err = once(&have, 4, off, "FRP", key); err != nil {
-				return err
-			}
-			err = s.numbers(f.F[:], "FRP f")
-		default:
-			err = s.skipRest()
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if have != 7 {
-		return errAt(start, ErrMissing, "FRP: want (n name), (c x y z) and (f x y z)")
-	}
-	if len(p.FRP) >= MaxItems {
-		return errAt(start, ErrTooLong, "more than %d FRP perceptors", MaxItems)
-	}
-	p.FRP = append(p.FRP, f)
-	p.Add(KindFRP, len(p.FRP)-1)
-	return nil
-}
-
-func (p *Perception) parseTCH(s *Scanner, start int) error {
-	var tc Touch
-	var have uint8
-	for {
-		key, off, more, err := s.field("TCH")
-		if err != nil {
-			return err
-		}
-		if !more {
-			break
-		}
-		switch string(key) {
-		case "n":
-			if err = once(&have, 1, off, "TCH", key); err != nil {
-				return err
-			}
-			var name []byte
-			if name, _, err = s.word("TCH n"); err == nil {
-				tc.Name = p.add(name)
-				err = s.close("TCH n")
-			}
-		case "val":
-			if err = once(&have, 2, off, "TCH", key); err != nil {
-				return err
-			}
-			if tc.Val, err = s.number("TCH val"); err == nil {
-				err = s.close("TCH val")
-			}
-		default:
-			err = s.skipRest()
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if have != 3 {
-		return errAt(start, ErrMissing, "TCH: want (n name) and (val v)")
-	}
-	if len(p.Touch) >= MaxItems {
-		return errAt(start, ErrTooLong, "more than %d TCH perceptors", MaxItems)
-	}
-	p.Touch = append(p.Touch, tc)
-	p.Add(KindTCH, len(p.Touch)-1)
-	return nil
-}
-
-// parseHear reads (hear [team] time self|direction message).
-func (p *Perception) parseHear(s *Scanner, start int) error {
+// hear reads (hear [team] time self|direction message) after its name.
+func (w *walker) hear(p *Perception, start int) (int, error) {
+	s := &w.s
 	var args [4][2]int
 	n := 0
 	for {
 		s.skipSpace()
 		if s.pos >= len(s.src) {
-			return s.eof("hear")
+			return 0, s.eof("hear")
 		}
 		c := s.src[s.pos]
 		if c == ')' {
@@ -714,7 +797,7 @@ func (p *Perception) parseHear(s *Scanner, start int) error {
 			break
 		}
 		if c == '(' || n == len(args) {
-			return errAt(s.pos, ErrUnexpected, "hear: want [team] time self|direction message, found %s", s.found())
+			return 0, errAt(s.pos, ErrUnexpected, "hear: want [team] time self|direction message, found %s", s.found())
 		}
 		end := s.atomEnd(s.pos)
 		args[n] = [2]int{s.pos, end}
@@ -722,7 +805,7 @@ func (p *Perception) parseHear(s *Scanner, start int) error {
 		s.pos = end
 	}
 	if n < 3 {
-		return errAt(start, ErrMissing, "hear: want [team] time self|direction message, got %d values", n)
+		return 0, errAt(start, ErrMissing, "hear: want [team] time self|direction message, got %d values", n)
 	}
 	arg := func(i int) []byte { return s.src[args[i][0]:args[i][1]] } // does not escape
 	var h Hear
@@ -733,28 +816,28 @@ func (p *Perception) parseHear(s *Scanner, start int) error {
 	}
 	var ok bool
 	if h.Time, ok = parseFloat(arg(i)); !ok {
-		return errAt(args[i][0], ErrBadNumber, "hear time: bad number %q", clip(arg(i)))
+		return 0, errAt(args[i][0], ErrBadNumber, "hear time: bad number %q", clip(arg(i)))
 	}
 	if d := arg(i + 1); string(d) == "self" {
 		h.Self = true
 	} else if h.Dir, ok = parseFloat(d); !ok {
-		return errAt(args[i+1][0], ErrBadNumber, "hear direction: bad number %q", clip(d))
+		return 0, errAt(args[i+1][0], ErrBadNumber, "hear direction: bad number %q", clip(d))
 	}
 	if len(p.Hear) >= MaxItems {
-		return errAt(start, ErrTooLong, "more than %d hear perceptors", MaxItems)
+		return 0, errAt(start, ErrTooLong, "more than %d hear perceptors", MaxItems)
 	}
 	if h.HasTeam {
 		h.Team = p.add(arg(0))
 	}
 	h.Msg = p.add(arg(i + 2))
-	p.Hear = append(p.Hear, h)
-	p.Add(KindHear, len(p.Hear)-1)
-	return nil
+	return push(&p.Hear, h), nil
 }
 
-func (p *Perception) parseSee(s *Scanner) error {
+// see reads the items of a See block after its name.
+func (w *walker) see(p *Perception) error {
+	s := &w.s
 	v := &p.See
-	var seen uint8
+	var seen uint32
 	for {
 		s.skipSpace()
 		if s.pos >= len(s.src) {
@@ -765,12 +848,11 @@ func (p *Perception) parseSee(s *Scanner) error {
 		case ')':
 			s.pos++
 			s.depth--
-			p.Add(KindSee, 0)
 			return nil
 		case '(':
 		default: // a bare atom: keep it as an unknown item
 			s.pos = s.atomEnd(start)
-			if err := p.seeUnknown(s, start); err != nil {
+			if err := w.seeUnknown(p, start); err != nil {
 				return err
 			}
 			continue
@@ -779,65 +861,59 @@ func (p *Perception) parseSee(s *Scanner) error {
 			return err
 		}
 		name := s.head()
-		var err error
-		switch string(name) {
-		case "L":
-			err = p.seeLine(s, start)
-		case "P":
-			err = p.seePlayer(s, start)
-		case "mypos", "ballpos", "myorien":
-			k, bit := SeeMyPos, uint8(1)
-			switch name[1] {
-			case 'a':
-				k, bit = SeeBallPos, 2
-			case 'y':
-				if name[2] == 'o' {
-					k, bit = SeeMyOrien, 4
-				}
-			}
-			if err = once(&seen, bit, start, "See", name); err != nil {
-				return err
-			}
-			switch k {
-			case SeeMyPos:
-				err = s.numbers(v.MyPos[:], "mypos")
-			case SeeBallPos:
-				err = s.numbers(v.BallPos[:], "ballpos")
-			default:
-				if v.MyOrien, err = s.number("myorien"); err == nil {
-					err = s.close("myorien")
-				}
-			}
-			v.Order = append(v.Order, Item{k, 0})
-		default:
+		j := find(seeItems[:], seeItemIndex, name)
+		if j < 0 {
+			var err error
 			if name == nil {
 				if err = s.skipRest(); err == nil {
-					err = p.seeUnknown(s, start)
+					err = w.seeUnknown(p, start)
 				}
 			} else {
-				err = p.seeObject(s, start, name)
+				err = w.seeObject(p, start, name)
 			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		it := &seeItems[j]
+		if it.once {
+			bit := uint32(1) << j
+			if seen&bit != 0 {
+				return errAt(start, ErrRepeated, "See: repeated (%s …)", name)
+			}
+			seen |= bit
+		}
+		var i int
+		var err error
+		switch it.shape {
+		case shapeFields, shapeValues:
+			i, err = w.fields(p, it, start)
+		case shapeLine:
+			i, err = w.line(p, start)
 		}
 		if err != nil {
 			return err
 		}
+		v.Order = append(v.Order, Item{it.kind, uint16(i)})
 	}
 }
 
 // seeUnknown keeps the text from start to the scanner's position.
-func (p *Perception) seeUnknown(s *Scanner, start int) error {
+func (w *walker) seeUnknown(p *Perception, start int) error {
 	v := &p.See
 	if len(v.Unknown) >= MaxItems {
 		return errAt(start, ErrTooLong, "more than %d unknown See items", MaxItems)
 	}
-	v.Unknown = append(v.Unknown, p.add(s.src[start:s.pos]))
+	v.Unknown = append(v.Unknown, p.add(w.s.src[start:w.s.pos]))
 	v.Order = append(v.Order, Item{KindUnknown, uint16(len(v.Unknown) - 1)})
 	return nil
 }
 
 // seeObject reads (name (pol d h v)) or (name (ffs d h v o)); an item of
 // any other form is kept verbatim.
-func (p *Perception) seeObject(s *Scanner, start int, name []byte) error {
+func (w *walker) seeObject(p *Perception, start int, name []byte) error {
+	s := &w.s
 	v := &p.See
 	save, depth := s.pos, s.depth
 	s.skipSpace()
@@ -857,8 +933,8 @@ func (p *Perception) seeObject(s *Scanner, start int, name []byte) error {
 				if len(v.Objects) >= MaxItems {
 					return errAt(start, ErrTooLong, "more than %d See objects", MaxItems)
 				}
-				v.Objects = append(v.Objects, Object{Name: p.add(name), Pol: pol})
-				v.Order = append(v.Order, Item{SeeObject, uint16(len(v.Objects) - 1)})
+				i := push(&v.Objects, Object{Name: p.add(name), Pol: pol})
+				v.Order = append(v.Order, Item{SeeObject, uint16(i)})
 				return nil
 			}
 		case "ffs":
@@ -872,8 +948,8 @@ func (p *Perception) seeObject(s *Scanner, start int, name []byte) error {
 				if len(v.Features) >= MaxItems {
 					return errAt(start, ErrTooLong, "more than %d See features", MaxItems)
 				}
-				v.Features = append(v.Features, Feature{Name: p.add(name), V: f})
-				v.Order = append(v.Order, Item{SeeFeature, uint16(len(v.Features) - 1)})
+				i := push(&v.Features, Feature{Name: p.add(name), V: f})
+				v.Order = append(v.Order, Item{SeeFeature, uint16(i)})
 				return nil
 			}
 		}
@@ -882,109 +958,35 @@ func (p *Perception) seeObject(s *Scanner, start int, name []byte) error {
 	if err := s.skipRest(); err != nil {
 		return err
 	}
-	return p.seeUnknown(s, start)
+	return w.seeUnknown(p, start)
 }
 
-func (p *Perception) seeLine(s *Scanner, start int) error {
+// line reads the two ends of a field line, (pol d h v) (pol d h v), and
+// the ')' after them.
+func (w *walker) line(p *Perception, start int) (int, error) {
+	s := &w.s
 	var l Line
-	for i := range 2 {
-		dst := &l.A
-		if i == 1 {
-			dst = &l.B
-		}
+	for i, dst := range [2]*Polar{&l.A, &l.B} {
 		key, off, more, err := s.field("L")
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if !more {
-			return errAt(off, ErrMissing, "L: want two (pol d h v), got %d", i)
+			return 0, errAt(off, ErrMissing, "L: want two (pol d h v), got %d", i)
 		}
 		if string(key) != "pol" {
-			return errAt(off, ErrUnexpected, "L: want (pol d h v), found (%s …)", clip(key))
+			return 0, errAt(off, ErrUnexpected, "L: want (pol d h v), found (%s …)", clip(key))
 		}
 		if err := s.numbers(dst[:], "L pol"); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if err := s.close("L"); err != nil {
-		return err
+		return 0, err
 	}
 	v := &p.See
 	if len(v.Lines) >= MaxItems {
-		return errAt(start, ErrTooLong, "more than %d See lines", MaxItems)
+		return 0, errAt(start, ErrTooLong, "more than %d See lines", MaxItems)
 	}
-	v.Lines = append(v.Lines, l)
-	v.Order = append(v.Order, Item{SeeLine, uint16(len(v.Lines) - 1)})
-	return nil
-}
-
-func (p *Perception) seePlayer(s *Scanner, start int) error {
-	v := &p.See
-	if len(v.Players) >= MaxItems {
-		return errAt(start, ErrTooLong, "more than %d See players", MaxItems)
-	}
-	pl := Player{PartStart: uint16(len(v.Parts))}
-	var team []byte // interned after the parts, in a fixed order
-	var have uint8
-	for {
-		key, off, more, err := s.field("P")
-		if err != nil {
-			return err
-		}
-		if !more {
-			break
-		}
-		switch string(key) {
-		case "team":
-			if err = once(&have, 1, off, "P", key); err != nil {
-				return err
-			}
-			if team, _, err = s.word("P team"); err == nil {
-				err = s.close("P team")
-			}
-			pl.HasTeam = true
-		case "id":
-			if err = once(&have, 2, off, "P", key); err != nil {
-				return err
-			}
-			if pl.ID, err = s.integer("P id"); err == nil {
-				err = s.close("P id")
-			}
-			pl.HasID = true
-		default: // a body part: (name (pol d h v))
-			var k []byte
-			var poff int
-			if k, poff, more, err = s.field("P part"); err != nil {
-				return err
-			}
-			if !more {
-				return errAt(off, ErrMissing, "P: body part %q without (pol d h v)", clip(key))
-			}
-			if string(k) != "pol" {
-				return errAt(poff, ErrUnexpected, "P: body part %q: want (pol d h v), found (%s …)", clip(key), clip(k))
-			}
-			var bp BodyPart
-			if err = s.numbers(bp.Pol[:], "P pol"); err != nil {
-				return err
-			}
-			if err = s.close("P part"); err != nil {
-				return err
-			}
-			if len(v.Parts) >= MaxItems {
-				return errAt(off, ErrTooLong, "more than %d See body parts", MaxItems)
-			}
-			bp.Name = p.add(key)
-			v.Parts = append(v.Parts, bp)
-			pl.PartCount++
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if pl.HasTeam {
-		pl.Team = p.add(team)
-	}
-	v.Players = append(v.Players, pl)
-	v.Order = append(v.Order, Item{SeePlayer, uint16(len(v.Players) - 1)})
-	return nil
+	return push(&v.Lines, l), nil
 }

@@ -244,6 +244,23 @@ func (s *Scanner) field(what string) (key []byte, off int, more bool, err error)
 	return key, off, true, nil
 }
 
+// openKey enters the list at s.pos and reads its name if that name is
+// key, as field would; otherwise it consumes nothing and returns false.
+func (s *Scanner) openKey(key string) bool {
+	src, i := s.src, s.pos
+	end := i + 1 + len(key)
+	if key == "" || end >= len(src) || src[i] != '(' || !isDelim(src[end]) || s.depth >= s.maxDepth {
+		return false
+	}
+	for k := range len(key) {
+		if src[i+1+k] != key[k] {
+			return false
+		}
+	}
+	s.pos, s.depth = end, s.depth+1
+	return true
+}
+
 // close consumes the ')' that must end the current list.
 func (s *Scanner) close(what string) error {
 	s.skipSpace()

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/robotd/robotd/internal/racetest"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata/perception.golden from the current parser")
@@ -133,6 +135,12 @@ func readCorpusFile(t *testing.T, name string) []byte {
 // (a digest per trace file). go test -run PerceptionGolden -update
 // rewrites the file.
 func TestPerceptionGolden(t *testing.T) {
+	if racetest.Enabled && !*updateGolden {
+		// 108,175 parses on one goroutine: nothing for the race detector,
+		// 20 times slower under it. scripts/test runs this package again
+		// without -race, where this test runs.
+		t.Skip("runs without the race detector (scripts/test's second run of this package)")
+	}
 	got := goldenDigests(t)
 	names := make([]string, 0, len(got))
 	for name := range got {

@@ -123,6 +123,9 @@ type GameControl struct {
 	BudgetKnown   bool
 	// PlayersPerTeam is the GameController's, 0 if not told.
 	PlayersPerTeam uint8
+	// Stopped is true while the referee has stopped play (the HSL
+	// GameController's flag): robots stand still, the game state kept.
+	Stopped bool
 	// TwoSources is true while packets arrive from more than one
 	// GameController (a misconfigured network).
 	TwoSources bool
@@ -132,8 +135,8 @@ type GameControl struct {
 	LastPacket time.Duration
 }
 
-// Playing reports whether the game is in PLAYING and the robot is not
-// penalised.
+// Playing reports whether the game is in PLAYING, not stopped, and the
+// robot is not penalised.
 func (g *GameControl) Playing() bool {
-	return !g.Penalised && g.Source != GameSourceNone && g.State == StatePlaying
+	return !g.Penalised && !g.Stopped && g.Source != GameSourceNone && g.State == StatePlaying
 }

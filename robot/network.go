@@ -41,6 +41,10 @@ type GameControllerConfig struct {
 	// ReturnPort is its return port (3939).
 	ReturnEvery config.Duration `json:"return_every"`
 	ReturnPort  int             `json:"return_port"`
+	// Layout is the control packets' layout: "spl" (the SPL's
+	// GameController 3) or "hsl" (the Humanoid Soccer League's, used by
+	// the SPL from 2026; it adds the referee's stopped flag).
+	Layout string `json:"layout"`
 	// Simulated, when enabled, replaces the GameController's packets by a
 	// simulated GameController on the robot's tick time (a kick-off:
 	// INITIAL, READY, SET, PLAYING); no port is opened for it.
@@ -62,7 +66,7 @@ func DefaultTeamCommConfig() TeamCommConfig {
 // 3838, returning a packet every second.
 func DefaultGameControllerConfig() GameControllerConfig {
 	return GameControllerConfig{Enabled: true, Listen: fmt.Sprintf(":%d", gamecontroller.ControlPort),
-		ReturnEvery: config.Duration(time.Second), ReturnPort: gamecontroller.ReturnPort, Sources: []string{},
+		ReturnEvery: config.Duration(time.Second), ReturnPort: gamecontroller.ReturnPort, Layout: gamecontroller.LayoutSPL.String(), Sources: []string{},
 		Simulated: gamecontroller.DefaultScriptConfig(), ModuleConfig: gamecontroller.DefaultModuleConfig()}
 }
 
@@ -121,8 +125,12 @@ func StartNetwork(ctx context.Context, cfg *Config, reg prometheus.Registerer, l
 		gcSrc = gamecontroller.NewScript(g.Simulated, g.Team, g.HalfLength.D())
 	} else if g.Enabled {
 		var client *gamecontroller.Client
+		layout, err := gamecontroller.ParseLayout(g.Layout)
+		if err != nil {
+			return fail(fmt.Errorf("robot: gamecontroller.layout: %w", err))
+		}
 		cc := gamecontroller.ClientConfig{Listen: g.Listen, Team: uint8(g.Team), Player: uint8(g.Player),
-			ReturnEvery: g.ReturnEvery.D(), ReturnPort: g.ReturnPort}
+			ReturnEvery: g.ReturnEvery.D(), ReturnPort: g.ReturnPort, Layout: layout}
 		for _, s := range g.Sources {
 			ip, err := netip.ParseAddr(s)
 			if err != nil {
@@ -130,7 +138,6 @@ func StartNetwork(ctx context.Context, cfg *Config, reg prometheus.Registerer, l
 			}
 			cc.Sources = append(cc.Sources, ip)
 		}
-		var err error
 		client, err = gamecontroller.NewClient(cc, func() gamecontroller.Return { return gcMod.Return() }, log.With("part", "gamecontroller"))
 		if err != nil {
 			return fail(fmt.Errorf("robot: %w", err))

@@ -46,6 +46,7 @@ func (c *GameControllerConfig) Rules() config.Rules {
 		"listen":       config.HostPort(false, true).Doc("", "the address GameController packets are received on"),
 		"return_every": config.Durations(0, time.Minute).Doc("", "how often a return packet goes to the GameController"),
 		"return_port":  config.Port(false).Doc("", "the GameController's port for return packets"),
+		"layout":       config.OneOf("spl", "hsl").Doc("", "the control packets' layout: the SPL's GameController 3 (\"spl\") or the Humanoid Soccer League's (\"hsl\", with the referee's stopped flag)"),
 		"sources":      config.Each(config.IP(false)).Doc("", "the GameControllers' IP addresses (empty: the first one heard)"),
 	}
 	r.Add("", c.ModuleConfig.Rules())

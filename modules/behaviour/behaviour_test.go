@@ -73,6 +73,10 @@ func TestDecisions(t *testing.T) {
 			in.Game.Penalised = true
 			in.Ball = ballAt(hal.Vec2{X: 1}, at)
 		}, msg.MotionStand, msg.HeadHold, "behaviour/penalised/stand still"},
+		{"stopped by the referee (HSL): stand, watch the ball", 2, nil, func(in *behaviourtest.Inputs) {
+			in.Game.Stopped = true
+			in.Ball = ballAt(hal.Vec2{X: 1}, at)
+		}, msg.MotionStand, msg.HeadLookAt, "behaviour/stopped/stand"},
 		{"no game state: stand still", 2, nil, func(in *behaviourtest.Inputs) { in.Game = &msg.GameControl{} },
 			msg.MotionStand, msg.HeadHold, "behaviour/no game state/stand still"},
 		{"no game state, configured to play: search", 2, func(c *behaviour.Config) { c.PlayWithoutGameState = true },

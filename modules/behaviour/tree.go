@@ -121,6 +121,7 @@ func (m *Module) buildTree() bt.Node[world] {
 		bt.NewSequence("disconnected", bt.If("disconnected?", func(w *W) bool { return !w.connected }), relax),
 		bt.NewSequence("fallen", bt.If("fallen?", (*W).fallen), getUp),
 		bt.NewSequence("penalised", bt.If("penalised?", func(w *W) bool { return w.game.Penalised }), standStill),
+		bt.NewSequence("stopped", bt.If("stopped?", func(w *W) bool { return w.game.Stopped }), watch),
 		bt.NewSequence("no game state", bt.If("no referee?", func(w *W) bool {
 			return w.game.Source == msg.GameSourceNone && !w.cfg.PlayWithoutGameState
 		}), standStill),

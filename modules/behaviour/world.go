@@ -42,9 +42,9 @@ type world struct {
 }
 
 // playing reports whether the robot plays: PLAYING (or no game state,
-// when so configured) and not penalised.
+// when so configured), not stopped by the referee, and not penalised.
 func (w *world) playing() bool {
-	if w.game.Penalised {
+	if w.game.Penalised || w.game.Stopped {
 		return false
 	}
 	if w.game.Source == msg.GameSourceNone {

@@ -30,6 +30,8 @@ type ClientConfig struct {
 	// closed, and packets from any other are dropped. Dropped packets are
 	// counted (OtherSources) and logged at most once a second.
 	Sources []netip.Addr
+	// Layout is the control packets' layout (LayoutSPL or LayoutHSL).
+	Layout Layout
 }
 
 // DefaultClientConfig returns the defaults for a robot.
@@ -109,7 +111,7 @@ func (c *Client) Run(ctx context.Context) error {
 	defer wg.Wait()
 	var d Data
 	return udpshare.Receive(ctx, c.conn, make([]byte, 512), "gamecontroller", func(p []byte, from netip.AddrPort) {
-		if err := Decode(p, &d); err != nil {
+		if err := DecodeLayout(p, &d, c.cfg.Layout); err != nil {
 			c.malformed.Add(1)
 			c.log.Debug("dropping GameController packet", "from", from, "err", err)
 			return

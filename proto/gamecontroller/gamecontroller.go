@@ -1,8 +1,12 @@
 // Package gamecontroller is the wire format of the RoboCup SPL GameController
 // (protocols.md §4): RoboCupGameControlData versions 15–18 (118 bytes, one
 // layout, GameController 3, 2023–today) and version 14 (62 bytes, RoboCup
-// 2022), and RoboCupGameControlReturnData version 4 (32 bytes). All numbers
-// are little-endian, with no padding on the wire.
+// 2022), and RoboCupGameControlReturnData version 4 (32 bytes); and the
+// Humanoid Soccer League's GameController's version 18
+// (RoboCup-HumanoidSoccerLeague/GameController,
+// game_controller_msgs/headers/RoboCupGameControlData.h), 118 bytes in
+// another layout (LayoutHSL). All numbers are little-endian, with no
+// padding on the wire.
 package gamecontroller
 
 import (
@@ -73,7 +77,8 @@ const (
 	PhaseTimeout
 )
 
-// SetPlay is the current set play.
+// SetPlay is the current set play, in the SPL GameController's numbering
+// (0–5); the HSL's set plays are mapped onto it, its free kicks beyond.
 type SetPlay uint8
 
 // Set plays.
@@ -84,6 +89,11 @@ const (
 	SetPlayCornerKick
 	SetPlayKickIn
 	SetPlayPenaltyKick
+	// SetPlayDirectFreeKick and SetPlayIndirectFreeKick are the HSL's.
+	SetPlayDirectFreeKick
+	SetPlayIndirectFreeKick
+	// SetPlayUnknown is an HSL set play this decoder does not know.
+	SetPlayUnknown SetPlay = 255
 )
 
 // Penalty is a penalty code (v18 meanings; protocols.md §4.2).
@@ -105,7 +115,59 @@ const (
 	PenaltyIllegalMotionStandby Penalty = 11
 	PenaltySubstitute           Penalty = 14
 	PenaltyManual               Penalty = 15
+	// The HSL's penalties without an SPL counterpart.
+	PenaltyIncapableRobot   Penalty = 16
+	PenaltyBallHolding      Penalty = 17
+	PenaltyPlayingWithHands Penalty = 18
+	PenaltySentOff          Penalty = 19
 )
+
+// Layout is which layout a version 18 control packet has. Both are 118
+// bytes with the header "RGme"; the HSL's has competitionType and a
+// stopped flag in bytes 7 and 8 where the SPL's has competitionPhase and
+// competitionType, and its own set-play and penalty codes. Nothing in a
+// packet tells them apart: the robot's configuration says which.
+type Layout uint8
+
+// Layouts.
+const (
+	// LayoutSPL is the SPL's GameController 3 (versions 14–18).
+	LayoutSPL Layout = iota
+	// LayoutHSL is the Humanoid Soccer League's GameController (version
+	// 18 only), which the SPL uses from 2026.
+	LayoutHSL
+)
+
+// String names the layout as the configuration does.
+func (l Layout) String() string {
+	switch l {
+	case LayoutSPL:
+		return "spl"
+	case LayoutHSL:
+		return "hsl"
+	}
+	return fmt.Sprintf("Layout(%d)", uint8(l))
+}
+
+// ParseLayout parses "spl" or "hsl".
+func ParseLayout(s string) (Layout, error) {
+	switch s {
+	case "spl", "":
+		return LayoutSPL, nil
+	case "hsl":
+		return LayoutHSL, nil
+	}
+	return 0, fmt.Errorf("gamecontroller: layout %q: want \"spl\" or \"hsl\"", s)
+}
+
+// hslSetPlays maps the HSL's set-play codes (SET_PLAY_*) to SetPlay.
+var hslSetPlays = [...]SetPlay{SetPlayNone, SetPlayDirectFreeKick, SetPlayIndirectFreeKick, SetPlayPenaltyKick,
+	SetPlayKickIn, SetPlayGoalKick, SetPlayCornerKick}
+
+// hslPenalties maps the HSL's penalty codes (PENALTY_*) to Penalty.
+var hslPenalties = [...]Penalty{PenaltyNone, PenaltyIllegalPosition, PenaltyIllegalMotionInSet, PenaltyLocalGameStuck,
+	PenaltyIncapableRobot, PenaltyRequestForPickup, PenaltyBallHolding, PenaltyLeavingTheField,
+	PenaltyPlayingWithHands, PenaltyPlayerPushing, PenaltySentOff, PenaltySubstitute}
 
 // RobotInfo is one player's penalty state.
 type RobotInfo struct {
@@ -132,20 +194,24 @@ type TeamInfo struct {
 // Data is a RoboCupGameControlData packet.
 type Data struct {
 	// TrueData is set for an `RGTD` monitor copy.
-	TrueData         bool
-	Version          uint8
-	PacketNumber     uint8
-	PlayersPerTeam   uint8
+	TrueData       bool
+	Version        uint8
+	PacketNumber   uint8
+	PlayersPerTeam uint8
+	// CompetitionPhase is the SPL's (0 in the HSL layout).
 	CompetitionPhase uint8
 	CompetitionType  uint8
-	GamePhase        GamePhase
-	State            State
-	SetPlay          SetPlay
-	FirstHalf        bool
-	KickingTeam      uint8
-	SecsRemaining    int16
-	SecondaryTime    int16
-	Teams            [2]TeamInfo
+	// Stopped is the HSL's flag: the referee has stopped play, and
+	// robots stand still (false in the SPL layout).
+	Stopped       bool
+	GamePhase     GamePhase
+	State         State
+	SetPlay       SetPlay
+	FirstHalf     bool
+	KickingTeam   uint8
+	SecsRemaining int16
+	SecondaryTime int16
+	Teams         [2]TeamInfo
 }
 
 // Team returns the TeamInfo of the given team number.
@@ -166,6 +232,62 @@ var (
 	ErrSize    = errors.New("wrong packet size for its version")
 	ErrValue   = errors.New("invalid value")
 )
+
+// DecodeLayout parses a control packet in layout l into d: Decode for
+// LayoutSPL; for LayoutHSL a version 18 packet of 118 bytes, its set-play
+// and penalty codes mapped onto SetPlay and Penalty (an unknown set play
+// is SetPlayUnknown, an unknown penalty PenaltyManual: still penalised),
+// and stopped, which must be 0 or 1.
+func DecodeLayout(b []byte, d *Data, l Layout) error {
+	switch l {
+	case LayoutSPL:
+		return Decode(b, d)
+	case LayoutHSL:
+	default:
+		return fmt.Errorf("gamecontroller: %w: layout %d", ErrValue, l)
+	}
+	if len(b) < 6 {
+		return fmt.Errorf("gamecontroller: %w: %d bytes, need at least 6", ErrShort, len(b))
+	}
+	trueData := false
+	switch string(b[:4]) {
+	case Header:
+	case TrueDataHeader:
+		trueData = true
+	default:
+		return fmt.Errorf("gamecontroller: %w %q, want %q", ErrHeader, b[:4], Header)
+	}
+	if b[4] != 18 {
+		return fmt.Errorf("gamecontroller: %w %d (the HSL layout is version 18)", ErrVersion, b[4])
+	}
+	if len(b) != Size {
+		return fmt.Errorf("gamecontroller: %w: the HSL layout is %d bytes, got %d", ErrSize, Size, len(b))
+	}
+	if b[8] > 1 {
+		return fmt.Errorf("gamecontroller: %w: stopped is %d, want 0 or 1 (is the GameController the SPL's? set the layout to spl)", ErrValue, b[8])
+	}
+	*d = Data{TrueData: trueData, Version: b[4], PacketNumber: b[5], PlayersPerTeam: b[6], CompetitionType: b[7],
+		Stopped: b[8] == 1, GamePhase: GamePhase(b[9]), State: State(b[10]), SetPlay: SetPlayUnknown,
+		FirstHalf: b[12] != 0, KickingTeam: b[13],
+		SecsRemaining: int16(binary.LittleEndian.Uint16(b[14:])), SecondaryTime: int16(binary.LittleEndian.Uint16(b[16:]))}
+	if int(b[11]) < len(hslSetPlays) {
+		d.SetPlay = hslSetPlays[b[11]]
+	}
+	for i := range 2 {
+		t := &d.Teams[i]
+		decodeTeam(b[18+50*i:18+50*(i+1)], t)
+		for p := range t.Players {
+			code := uint8(t.Players[p].Penalty)
+			switch {
+			case int(code) < len(hslPenalties):
+				t.Players[p].Penalty = hslPenalties[code]
+			default:
+				t.Players[p].Penalty = PenaltyManual
+			}
+		}
+	}
+	return nil
+}
 
 // Decode parses a control packet of version 14 or 15–18 into d, chosen by
 // the version byte. It checks the header and that the size matches the
@@ -276,6 +398,49 @@ func Append(dst []byte, d *Data) []byte {
 		}
 	}
 	return dst
+}
+
+// AppendLayout encodes d in layout l: Append for LayoutSPL; for
+// LayoutHSL a version 18 packet with the HSL's byte order and codes (a
+// set play the HSL has no code for is sent as none, a penalty as
+// PENALTY_SUBSTITUTE).
+func AppendLayout(dst []byte, d *Data, l Layout) []byte {
+	if l != LayoutHSL {
+		return Append(dst, d)
+	}
+	h := Header
+	if d.TrueData {
+		h = TrueDataHeader
+	}
+	dst = append(dst, h...)
+	dst = append(dst, 18, d.PacketNumber, d.PlayersPerTeam, d.CompetitionType, b2u(d.Stopped),
+		byte(d.GamePhase), byte(d.State), hslCode(hslSetPlays[:], d.SetPlay, 0), b2u(d.FirstHalf), d.KickingTeam)
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(d.SecsRemaining))
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(d.SecondaryTime))
+	for i := range 2 {
+		t := &d.Teams[i]
+		dst = append(dst, t.TeamNumber, t.FieldPlayerColour, t.GoalkeeperColour, t.Goalkeeper, t.Score, t.PenaltyShot)
+		dst = binary.LittleEndian.AppendUint16(dst, t.SingleShots)
+		dst = binary.LittleEndian.AppendUint16(dst, t.MessageBudget)
+		for _, p := range t.Players {
+			code := hslCode(hslPenalties[:], p.Penalty, 0)
+			if code == 0 && p.Penalty != PenaltyNone {
+				code = 11 // PENALTY_SUBSTITUTE: off the field, as every penalty without an HSL code
+			}
+			dst = append(dst, code, p.SecsTillUnpenalised)
+		}
+	}
+	return dst
+}
+
+// hslCode is v's index in the HSL's table, or none if it has none.
+func hslCode[T comparable](table []T, v T, none byte) byte {
+	for i, x := range table {
+		if x == v {
+			return byte(i)
+		}
+	}
+	return none
 }
 
 func b2u(b bool) byte {

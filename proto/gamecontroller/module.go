@@ -201,7 +201,7 @@ func Map(d *Data, team, player uint8, g *msg.GameControl) {
 	*g = msg.GameControl{Source: msg.GameSourceGameController, State: msg.GameStateKind(d.State),
 		GamePhase: uint8(d.GamePhase), SetPlay: uint8(d.SetPlay), FirstHalf: d.FirstHalf,
 		Remaining: time.Duration(d.SecsRemaining) * time.Second, Secondary: time.Duration(d.SecondaryTime) * time.Second,
-		PlayersPerTeam: d.PlayersPerTeam}
+		PlayersPerTeam: d.PlayersPerTeam, Stopped: d.Stopped}
 	if d.State > StateStandby {
 		g.State = msg.StateInitial // unknown: the safest
 	}

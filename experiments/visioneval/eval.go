@@ -280,25 +280,10 @@ func (ev *evaluator) frame(t *render.Truth, data []byte) error {
 
 // Matrix returns the camera matrix of a camera at pose (world frame) in
 // the frame of a robot at robot (x, y, heading), for a camera of
-// intrinsics in. The renderer's pixel (u, v) covers [u, u+1) with its
-// centre at u + 0.5; the camera matrix's pixel u is that centre.
+// intrinsics in: camera.FromWorldPose with the renderer's image size and
+// fields of view.
 func Matrix(pose *geom.Pose3, robot [3]float64, in render.Intrinsics) camera.Matrix {
-	s, c := math.Sincos(robot[2])
-	// Rz(-heading) maps world directions into the robot frame.
-	toRobot := func(v [3]float64) hal.Vec3 {
-		return hal.Vec3{X: c*v[0] + s*v[1], Y: -s*v[0] + c*v[1], Z: v[2]}
-	}
-	var m camera.Matrix
-	for col := range 3 {
-		axis := toRobot([3]float64{pose.R[col], pose.R[3+col], pose.R[6+col]})
-		m.Rot[col], m.Rot[3+col], m.Rot[6+col] = axis.X, axis.Y, axis.Z
-	}
-	m.Pos = toRobot([3]float64{pose.P[0] - robot[0], pose.P[1] - robot[1], pose.P[2]})
-	fx := float64(in.Width) / 2 / math.Tan(in.FOVX/2)
-	fy := float64(in.Height) / 2 / math.Tan(in.FOVY/2)
-	m.In = hal.Intrinsics{Width: in.Width, Height: in.Height, FX: fx, FY: fy,
-		CX: float64(in.Width)/2 - 0.5, CY: float64(in.Height)/2 - 0.5}
-	return m
+	return camera.FromWorldPose(pose, robot, in.Width, in.Height, in.FOVX, in.FOVY)
 }
 
 // frame maps field points into the observing robot's frame.

@@ -6,12 +6,10 @@ import (
 	"image"
 	_ "image/jpeg"
 	"io/fs"
-	"math"
 	"testing"
 
 	"github.com/robotd/robotd/field"
 	"github.com/robotd/robotd/hal"
-	"github.com/robotd/robotd/hal/geom"
 	"github.com/robotd/robotd/internal/testimages"
 	"github.com/robotd/robotd/modules/vision/camera"
 	"github.com/robotd/robotd/modules/vision/visiontest"
@@ -146,30 +144,10 @@ func renderedFrames(t testing.TB, n int) []benchCase {
 		if err := r.Render(f, &s.Scene, &s.Pose, &s.Options); err != nil {
 			t.Fatal(err)
 		}
-		m := renderMatrix(&s.Pose, s.Robot, in)
+		m := camera.FromWorldPose(&s.Pose, s.Robot, in.Width, in.Height, in.FOVX, in.FOVY)
 		cs = append(cs, benchCase{Image{Data: f.Data, Width: in.Width, Height: in.Height}, &m})
 	}
 	return cs
-}
-
-// renderMatrix is experiments/visioneval's Matrix (which imports this
-// package): the camera matrix of a rendered frame in the robot's frame.
-func renderMatrix(pose *geom.Pose3, robot [3]float64, in render.Intrinsics) camera.Matrix {
-	s, c := math.Sincos(robot[2])
-	toRobot := func(v [3]float64) hal.Vec3 {
-		return hal.Vec3{X: c*v[0] + s*v[1], Y: -s*v[0] + c*v[1], Z: v[2]}
-	}
-	var m camera.Matrix
-	for col := range 3 {
-		axis := toRobot([3]float64{pose.R[col], pose.R[3+col], pose.R[6+col]})
-		m.Rot[col], m.Rot[3+col], m.Rot[6+col] = axis.X, axis.Y, axis.Z
-	}
-	m.Pos = toRobot([3]float64{pose.P[0] - robot[0], pose.P[1] - robot[1], pose.P[2]})
-	fx := float64(in.Width) / 2 / math.Tan(in.FOVX/2)
-	fy := float64(in.Height) / 2 / math.Tan(in.FOVY/2)
-	m.In = hal.Intrinsics{Width: in.Width, Height: in.Height, FX: fx, FY: fy,
-		CX: float64(in.Width)/2 - 0.5, CY: float64(in.Height)/2 - 0.5}
-	return m
 }
 
 func visiontestPinhole(w, h int, hfovDeg, height, pitchDeg, rollDeg float64) Projector {

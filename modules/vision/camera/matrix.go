@@ -143,3 +143,27 @@ func (m *Matrix) ImageToPlane(u, v, z float64) (x, y float64, ok bool) {
 	t := -h / d.Z
 	return m.Pos.X + t*d.X, m.Pos.Y + t*d.Y, true
 }
+
+// FromWorldPose returns the matrix of a pinhole camera at pose (world
+// frame; the columns of pose.R are the camera's x right, y down, z forward
+// axes) in the frame of a robot at robot (x, y, heading), for an image of
+// w×h pixels with the horizontal and vertical fields of view fovX and fovY
+// (radians). Pixel u covers [u, u+1), its centre at u + 0.5: the principal
+// point is at (w/2 − 0.5, h/2 − 0.5), as simulated renderers draw.
+func FromWorldPose(pose *geom.Pose3, robot [3]float64, w, h int, fovX, fovY float64) Matrix {
+	s, c := math.Sincos(robot[2])
+	// Rz(-heading) maps world directions into the robot frame.
+	toRobot := func(v [3]float64) hal.Vec3 {
+		return hal.Vec3{X: c*v[0] + s*v[1], Y: -s*v[0] + c*v[1], Z: v[2]}
+	}
+	var m Matrix
+	for col := range 3 {
+		axis := toRobot([3]float64{pose.R[col], pose.R[3+col], pose.R[6+col]})
+		m.Rot[col], m.Rot[3+col], m.Rot[6+col] = axis.X, axis.Y, axis.Z
+	}
+	m.Pos = toRobot([3]float64{pose.P[0] - robot[0], pose.P[1] - robot[1], pose.P[2]})
+	fx := float64(w) / 2 / math.Tan(fovX/2)
+	fy := float64(h) / 2 / math.Tan(fovY/2)
+	m.In = hal.Intrinsics{Width: w, Height: h, FX: fx, FY: fy, CX: float64(w)/2 - 0.5, CY: float64(h)/2 - 0.5}
+	return m
+}

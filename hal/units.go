@@ -37,18 +37,8 @@ type MetresPerSec float64
 type MetresPerSec2 float64
 
 // Vec3 is a vector in the NAO body frame (x forward, y left, z up), in the
-// unit its field documents.
-//
-// It is the contract's value form of a vector, with named fields as
-// recordings and the debug page carry it; arithmetic on vectors is
-// package geom's (Geom and Vec3Of convert).
-type Vec3 struct{ X, Y, Z float64 }
-
-// Geom returns v as a geom.Vec3.
-func (v Vec3) Geom() geom.Vec3 { return geom.Vec3{v.X, v.Y, v.Z} }
-
-// Vec3Of returns g as a Vec3.
-func Vec3Of(g geom.Vec3) Vec3 { return Vec3{X: g[0], Y: g[1], Z: g[2]} }
+// unit its field documents: package geom's vector, with its arithmetic.
+type Vec3 = geom.Vec3
 
 // Vec2 is a point or vector on the ground plane, in metres unless documented
 // otherwise.

@@ -56,9 +56,9 @@ type Mount struct {
 // down, bottom (50.71, 0, 17.74) mm tilted 39.7° down.
 func NAOMount(c CameraID) Mount {
 	if c == Bottom {
-		return Mount{Pos: geom.Vec3{0.05071, 0, 0.01774}, Tilt: 39.7 * math.Pi / 180}
+		return Mount{Pos: geom.Vec3{X: 0.05071, Y: 0, Z: 0.01774}, Tilt: 39.7 * math.Pi / 180}
 	}
-	return Mount{Pos: geom.Vec3{0.05871, 0, 0.06364}, Tilt: 1.2 * math.Pi / 180}
+	return Mount{Pos: geom.Vec3{X: 0.05871, Y: 0, Z: 0.06364}, Tilt: 1.2 * math.Pi / 180}
 }
 
 // Intrinsics is a pinhole camera: image size and field of view.
@@ -111,16 +111,16 @@ func HeadOrientation(heading, yaw, pitch float64) geom.Mat3 {
 // at pose with intrinsics in, and whether p is in front of the camera.
 func Project(pose *geom.Pose3, in *Intrinsics, p geom.Vec3) (u, v float64, ok bool) {
 	c := pose.R.ApplyT(p.Sub(pose.P))
-	if c[0] <= 1e-6 {
+	if c.X <= 1e-6 {
 		return 0, 0, false
 	}
 	fx, fy, cx, cy := in.focal()
-	return cx - fx*c[1]/c[0], cy - fy*c[2]/c[0], true
+	return cx - fx*c.Y/c.X, cy - fy*c.Z/c.X, true
 }
 
 // Ray returns the world direction (not normalised; its component along
 // the optical axis is 1) through pixel (u, v).
 func Ray(pose *geom.Pose3, in *Intrinsics, u, v float64) geom.Vec3 {
 	fx, fy, cx, cy := in.focal()
-	return pose.R.Apply(geom.Vec3{1, (cx - u) / fx, (cy - v) / fy})
+	return pose.R.Apply(geom.Vec3{X: 1, Y: (cx - u) / fx, Z: (cy - v) / fy})
 }

@@ -121,7 +121,7 @@ func RandomSample(g *rand.Rand, d field.Dimensions) Sample {
 			continue
 		}
 		r := float64(d.BallRadius)
-		s.Scene.Ball, s.Scene.BallRot = geom.Vec3{bx, by, r}, RollingBallRot(bx, by, r)
+		s.Scene.Ball, s.Scene.BallRot = geom.Vec3{X: bx, Y: by, Z: r}, RollingBallRot(bx, by, r)
 		s.Camera = Top
 		if dist < 0.6 || (dist < 1.0 && g.Float64() < 0.7) {
 			s.Camera = Bottom
@@ -129,7 +129,7 @@ func RandomSample(g *rand.Rand, d field.Dimensions) Sample {
 		// Aim the head near the ball (within the image).
 		s.Yaw = clampF(bearing+(2*g.Float64()-1)*0.35, -2.08, 2.08)
 		m := NAOMount(s.Camera)
-		want := math.Atan2(standHeight+m.Pos[2]-r, dist) - m.Tilt // pitch that centres the ball
+		want := math.Atan2(standHeight+m.Pos.Z-r, dist) - m.Tilt // pitch that centres the ball
 		s.Pitch = clampF(want+(2*g.Float64()-1)*0.3, -0.67, 0.51)
 		switch u := g.Float64(); {
 		case u < 0.05:
@@ -160,7 +160,7 @@ func RandomSample(g *rand.Rand, d field.Dimensions) Sample {
 		break
 	}
 	head := HeadOrientation(s.Robot[2], s.Yaw, s.Pitch)
-	s.Pose = HeadCamera(geom.Vec3{s.Robot[0], s.Robot[1], standHeight}, head, s.Camera)
+	s.Pose = HeadCamera(geom.Vec3{X: s.Robot[0], Y: s.Robot[1], Z: standHeight}, head, s.Camera)
 	s.Options = DefaultOptions()
 	s.Options.Brightness = 0.6 + 0.8*g.Float64()
 	s.Options.ColourTemperature = 3000 + 6000*g.Float64()
@@ -183,13 +183,13 @@ func (r *Renderer) TruthOf(s *Sample) Truth {
 	t := Truth{
 		Camera: s.Camera.String(), Width: r.in.Width, Height: r.in.Height,
 		Robot: s.Robot, HeadYaw: s.Yaw, HeadPitch: s.Pitch, NeckHeight: standHeight,
-		CameraPos: s.Pose.P, CameraRot: s.Pose.R, Options: s.Options,
+		CameraPos: s.Pose.P.Array(), CameraRot: s.Pose.R, Options: s.Options,
 		Intersections: []PointTruth{}, PenaltyMarks: []PointTruth{}, Robots: []PointTruth{}, Lines: []LineTruth{},
 	}
 	d := &s.Scene.Field
 	if !s.Scene.NoBall {
 		b := s.Scene.Ball
-		t.Ball = BallTruth{Present: true, Pos: b, Distance: math.Hypot(b[0]-s.Robot[0], b[1]-s.Robot[1])}
+		t.Ball = BallTruth{Present: true, Pos: b.Array(), Distance: math.Hypot(b.X-s.Robot[0], b.Y-s.Robot[1])}
 		st := r.Stats()
 		t.Ball.Pixels, t.Ball.Visible = st.BallPixels, st.BallVisible
 		if u, v, ok := Project(&s.Pose, &r.in, b); ok && u >= 0 && v >= 0 && u < float64(r.in.Width) && v < float64(r.in.Height) {
@@ -209,19 +209,19 @@ func (r *Renderer) TruthOf(s *Sample) Truth {
 		return r.Visible(p, extra+tol+0.06*math.Sqrt(c.Dot(c)))
 	}
 	for _, x := range Intersections(*d) {
-		if u, v, ok := vis(geom.Vec3{x.X, x.Y, 0}, 0); ok {
+		if u, v, ok := vis(geom.Vec3{X: x.X, Y: x.Y, Z: 0}, 0); ok {
 			t.Intersections = append(t.Intersections, PointTruth{x.Kind.String(), x.X, x.Y, u, v})
 		}
 	}
 	for _, p := range PenaltyMarks(*d) {
-		if u, v, ok := vis(geom.Vec3{p[0], p[1], 0}, 0); ok {
+		if u, v, ok := vis(geom.Vec3{X: p[0], Y: p[1], Z: 0}, 0); ok {
 			t.PenaltyMarks = append(t.PenaltyMarks, PointTruth{"", p[0], p[1], u, v})
 		}
 	}
 	for i := range s.Scene.NRobots {
 		rb := &s.Scene.Robots[i]
-		if u, v, ok := vis(geom.Vec3{rb.Foot[0], rb.Foot[1], 0}, RobotRadius); ok {
-			t.Robots = append(t.Robots, PointTruth{"", rb.Foot[0], rb.Foot[1], u, v})
+		if u, v, ok := vis(geom.Vec3{X: rb.Foot.X, Y: rb.Foot.Y, Z: 0}, RobotRadius); ok {
+			t.Robots = append(t.Robots, PointTruth{"", rb.Foot.X, rb.Foot.Y, u, v})
 		}
 	}
 	for _, sg := range Lines(*d) {
@@ -238,7 +238,7 @@ func (r *Renderer) TruthOf(s *Sample) Truth {
 		for k := 0; k <= n; k++ {
 			f := float64(k) / float64(n)
 			x, y := sg.X0+f*(sg.X1-sg.X0), sg.Y0+f*(sg.Y1-sg.Y0)
-			u, v, ok := vis(geom.Vec3{x, y, 0}, 0)
+			u, v, ok := vis(geom.Vec3{X: x, Y: y, Z: 0}, 0)
 			if !ok {
 				flush()
 				continue
@@ -256,7 +256,7 @@ func (r *Renderer) TruthOf(s *Sample) Truth {
 	rad := float64(d.CentreCircleRadius)
 	for k := range 180 {
 		a := float64(k) * 2 * math.Pi / 180
-		if u, v, ok := vis(geom.Vec3{rad * math.Cos(a), rad * math.Sin(a), 0}, 0); ok {
+		if u, v, ok := vis(geom.Vec3{X: rad * math.Cos(a), Y: rad * math.Sin(a), Z: 0}, 0); ok {
 			seen++
 			box = [4]float64{min(box[0], u), min(box[1], v), max(box[2], u), max(box[3], v)}
 		}

@@ -95,7 +95,7 @@ var (
 )
 
 // sunDir is the main light's direction (towards the light).
-var sunDir = geom.Vec3{0.3, 0.2, 0.933}
+var sunDir = geom.Vec3{X: 0.3, Y: 0.2, Z: 0.933}
 
 // Renderer renders frames of one image size. It is not safe for
 // concurrent use; give each camera its own.
@@ -202,9 +202,9 @@ func (r *Renderer) ground(s *Scene, o *Options) {
 	w, h := r.in.Width, r.in.Height
 	p := r.pose.P
 	// The world ray of pixel (u, v) is c0 + u·cu + v·cv (pixel centres).
-	c0 := r.pose.R.Apply(geom.Vec3{1, (r.cx - 0.5) / r.fx, (r.cy - 0.5) / r.fy})
-	cu := r.pose.R.Apply(geom.Vec3{0, -1 / r.fx, 0})
-	cv := r.pose.R.Apply(geom.Vec3{0, 0, -1 / r.fy})
+	c0 := r.pose.R.Apply(geom.Vec3{X: 1, Y: (r.cx - 0.5) / r.fx, Z: (r.cy - 0.5) / r.fy})
+	cu := r.pose.R.Apply(geom.Vec3{X: 0, Y: -1 / r.fx, Z: 0})
+	cv := r.pose.R.Apply(geom.Vec3{X: 0, Y: 0, Z: -1 / r.fy})
 	pix := 1 / r.fx // a pixel's angle, radians (small-angle)
 	d := &s.Field
 	hl, hw := float64(d.Length)/2, float64(d.Width)/2
@@ -216,17 +216,17 @@ func (r *Renderer) ground(s *Scene, o *Options) {
 		row := c0.Add(cv.Scale(float64(v)))
 		out := r.rgb[v*w : (v+1)*w]
 		for u := range w {
-			dx := row[0] + float64(u)*cu[0]
-			dy := row[1] + float64(u)*cu[1]
-			dz := row[2] + float64(u)*cu[2]
-			if dz >= -1e-9 || p[2] <= 0 {
+			dx := row.X + float64(u)*cu.X
+			dy := row.Y + float64(u)*cu.Y
+			dz := row.Z + float64(u)*cu.Z
+			if dz >= -1e-9 || p.Z <= 0 {
 				// Above the horizon: a wall, darker towards the floor.
 				e := dz / math.Sqrt(dx*dx+dy*dy+dz*dz)
 				out[u] = mix(colWallLow, colWall, float32(min(max(e*4, 0), 1)))
 				continue
 			}
-			t := -p[2] / dz
-			gx, gy := p[0]+t*dx, p[1]+t*dy
+			t := -p.Z / dz
+			gx, gy := p.X+t*dx, p.Y+t*dy
 			if gx > bx || gx < -bx || gy > by || gy < -by {
 				out[u] = colFloor
 				continue
@@ -398,9 +398,9 @@ func (r *Renderer) collect(s *Scene) {
 	hl, gw := float64(s.Field.Length)/2+PostRadius, float64(s.Field.GoalWidth)/2
 	for _, sx := range [2]float64{-1, 1} {
 		for _, sy := range [2]float64{-1, 1} {
-			r.add(object{kind: objPost, a: geom.Vec3{sx * hl, sy * gw, 0}, b: geom.Vec3{sx * hl, sy * gw, GoalHeight}, r: PostRadius})
+			r.add(object{kind: objPost, a: geom.Vec3{X: sx * hl, Y: sy * gw, Z: 0}, b: geom.Vec3{X: sx * hl, Y: sy * gw, Z: GoalHeight}, r: PostRadius})
 		}
-		r.add(object{kind: objPost, a: geom.Vec3{sx * hl, -gw, GoalHeight}, b: geom.Vec3{sx * hl, gw, GoalHeight}, r: PostRadius})
+		r.add(object{kind: objPost, a: geom.Vec3{X: sx * hl, Y: -gw, Z: GoalHeight}, b: geom.Vec3{X: sx * hl, Y: gw, Z: GoalHeight}, r: PostRadius})
 	}
 	for i := range min(s.NRobots, MaxRobots) {
 		rb := &s.Robots[i]
@@ -430,7 +430,7 @@ func (r *Renderer) add(o object) {
 	}
 	ca := r.pose.R.ApplyT(o.a.Sub(r.pose.P))
 	cb := r.pose.R.ApplyT(o.b.Sub(r.pose.P))
-	if ca[0] < -o.r && cb[0] < -o.r {
+	if ca.X < -o.r && cb.X < -o.r {
 		return // wholly behind the camera
 	}
 	// Outside one of the view frustum's side planes (through the camera,
@@ -439,8 +439,8 @@ func (r *Renderer) add(o object) {
 	tx, ty := r.cx/r.fx, r.cy/r.fy
 	nx, ny := math.Sqrt(1+tx*tx), math.Sqrt(1+ty*ty)
 	for _, pl := range [4][3]float64{{-tx / nx, 1 / nx, 0}, {-tx / nx, -1 / nx, 0}, {-ty / ny, 0, 1 / ny}, {-ty / ny, 0, -1 / ny}} {
-		da := pl[0]*ca[0] + pl[1]*ca[1] + pl[2]*ca[2]
-		db := pl[0]*cb[0] + pl[1]*cb[1] + pl[2]*cb[2]
+		da := pl[0]*ca.X + pl[1]*ca.Y + pl[2]*ca.Z
+		db := pl[0]*cb.X + pl[1]*cb.Y + pl[2]*cb.Z
 		if da > o.r && db > o.r {
 			return
 		}
@@ -450,12 +450,12 @@ func (r *Renderer) add(o object) {
 	pa, pb := o.a, o.b
 	full := false
 	switch {
-	case ca[0] < zn && cb[0] < zn:
+	case ca.X < zn && cb.X < zn:
 		full = true
-	case ca[0] < zn:
-		pa = o.a.Add(o.b.Sub(o.a).Scale((zn - ca[0]) / (cb[0] - ca[0])))
-	case cb[0] < zn:
-		pb = o.b.Add(o.a.Sub(o.b).Scale((zn - cb[0]) / (ca[0] - cb[0])))
+	case ca.X < zn:
+		pa = o.a.Add(o.b.Sub(o.a).Scale((zn - ca.X) / (cb.X - ca.X)))
+	case cb.X < zn:
+		pb = o.b.Add(o.a.Sub(o.b).Scale((zn - cb.X) / (ca.X - cb.X)))
 	}
 	if full {
 		o.u0, o.v0, o.u1, o.v1 = 0, 0, w, h
@@ -470,13 +470,13 @@ func (r *Renderer) add(o object) {
 		if k&8 != 0 {
 			p = pb
 		}
-		p[0] += o.r * float64(k&1*2-1)
-		p[1] += o.r * float64(k>>1&1*2-1)
-		p[2] += o.r * float64(k>>2&1*2-1)
+		p.X += o.r * float64(k&1*2-1)
+		p.Y += o.r * float64(k>>1&1*2-1)
+		p.Z += o.r * float64(k>>2&1*2-1)
 		c := r.pose.R.ApplyT(p.Sub(r.pose.P))
-		c[0] = max(c[0], 0.01) // only rounding puts a corner nearer
-		u := r.cx - r.fx*c[1]/c[0]
-		v := r.cy - r.fy*c[2]/c[0]
+		c.X = max(c.X, 0.01) // only rounding puts a corner nearer
+		u := r.cx - r.fx*c.Y/c.X
+		v := r.cy - r.fy*c.Z/c.X
 		u0, u1, v0, v1 = min(u0, u), max(u1, u), min(v0, v), max(v1, v)
 	}
 	o.u0, o.v0 = max(int(math.Floor(max(u0, -1)))-1, 0), max(int(math.Floor(max(v0, -1)))-1, 0)
@@ -498,9 +498,9 @@ func nearClip(ra float64) float64 { return math.Sqrt(3)*ra + 0.02 }
 // what was drawn at the pixel before in this frame.
 func (r *Renderer) draw(o *object) {
 	w := r.in.Width
-	c0 := r.pose.R.Apply(geom.Vec3{1, (r.cx - 0.5) / r.fx, (r.cy - 0.5) / r.fy})
-	cu := r.pose.R.Apply(geom.Vec3{0, -1 / r.fx, 0})
-	cv := r.pose.R.Apply(geom.Vec3{0, 0, -1 / r.fy})
+	c0 := r.pose.R.Apply(geom.Vec3{X: 1, Y: (r.cx - 0.5) / r.fx, Z: (r.cy - 0.5) / r.fy})
+	cu := r.pose.R.Apply(geom.Vec3{X: 0, Y: -1 / r.fx, Z: 0})
+	cv := r.pose.R.Apply(geom.Vec3{X: 0, Y: 0, Z: -1 / r.fy})
 	cr := newCapsuleRay(r.pose.P, o.a, o.b, o.r)
 	for v := o.v0; v < o.v1; v++ {
 		row := c0.Add(cv.Scale(float64(v)))
@@ -770,10 +770,10 @@ func clamp8(v float32) byte {
 // its own depth less tol (metres; depths along the optical axis).
 func (r *Renderer) Visible(p geom.Vec3, tol float64) (u, v float64, ok bool) {
 	c := r.pose.R.ApplyT(p.Sub(r.pose.P))
-	if c[0] <= 1e-3 {
+	if c.X <= 1e-3 {
 		return 0, 0, false
 	}
-	u, v = r.cx-r.fx*c[1]/c[0], r.cy-r.fy*c[2]/c[0]
+	u, v = r.cx-r.fx*c.Y/c.X, r.cy-r.fy*c.Z/c.X
 	if u < 0 || v < 0 || u >= float64(r.in.Width) || v >= float64(r.in.Height) {
 		return u, v, false
 	}
@@ -781,17 +781,17 @@ func (r *Renderer) Visible(p geom.Vec3, tol float64) (u, v float64, ok bool) {
 	if !r.hit(i) {
 		return u, v, true // the ground hides nothing above it
 	}
-	return u, v, float64(r.depth[i]) >= c[0]-tol // depths along the optical axis
+	return u, v, float64(r.depth[i]) >= c.X-tol // depths along the optical axis
 }
 
 // VisibleGround returns the pixel of the ground point p in the last frame
 // and whether it is in the image with no object drawn over it.
 func (r *Renderer) VisibleGround(p geom.Vec3) (u, v float64, ok bool) {
 	c := r.pose.R.ApplyT(p.Sub(r.pose.P))
-	if c[0] <= 1e-3 {
+	if c.X <= 1e-3 {
 		return 0, 0, false
 	}
-	u, v = r.cx-r.fx*c[1]/c[0], r.cy-r.fy*c[2]/c[0]
+	u, v = r.cx-r.fx*c.Y/c.X, r.cy-r.fy*c.Z/c.X
 	if u < 0 || v < 0 || u >= float64(r.in.Width) || v >= float64(r.in.Height) {
 		return u, v, false
 	}

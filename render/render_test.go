@@ -15,7 +15,7 @@ import (
 // with the given heading and head angles (the head joint 0.46 m up, a NAO
 // v6 with straight legs).
 func standing(x, y, heading, yaw, pitch float64, c CameraID) geom.Pose3 {
-	return HeadCamera(geom.Vec3{x, y, 0.46}, HeadOrientation(heading, yaw, pitch), c)
+	return HeadCamera(geom.Vec3{X: x, Y: y, Z: 0.46}, HeadOrientation(heading, yaw, pitch), c)
 }
 
 func render(t testing.TB, s *Scene, pose geom.Pose3, o Options, w, h int) (*Renderer, *Frame) {
@@ -59,12 +59,12 @@ func TestProjectAndRayAgree(t *testing.T) {
 		p    geom.Pose3
 		tilt float64
 	}{{top, 1.2}, {bot, 39.7}} {
-		ax := tc.p.R.Apply(geom.Vec3{1, 0, 0})
-		if got := -math.Asin(ax[2]) * 180 / math.Pi; math.Abs(got-tc.tilt) > 1e-9 {
+		ax := tc.p.R.Apply(geom.Vec3{X: 1, Y: 0, Z: 0})
+		if got := -math.Asin(ax.Z) * 180 / math.Pi; math.Abs(got-tc.tilt) > 1e-9 {
 			t.Errorf("optical axis %.3f° down, want %v°", got, tc.tilt)
 		}
 	}
-	if dz := top.P[2] - bot.P[2]; math.Abs(dz-(0.06364-0.01774)) > 1e-12 {
+	if dz := top.P.Z - bot.P.Z; math.Abs(dz-(0.06364-0.01774)) > 1e-12 {
 		t.Errorf("top camera %.4f m above the bottom one", dz)
 	}
 }
@@ -83,7 +83,7 @@ func absd(a, b byte) int {
 
 func TestFieldLinesBallAndCarpetWhereTheyProject(t *testing.T) {
 	s := NewScene(field.SPL())
-	s.Ball = geom.Vec3{1.0, -0.3, 0.05}
+	s.Ball = geom.Vec3{X: 1.0, Y: -0.3, Z: 0.05}
 	pose := standing(-1, 0, 0, 0, 0.25, Top)
 	o := DefaultOptions()
 	o.Noise = 0
@@ -101,10 +101,10 @@ func TestFieldLinesBallAndCarpetWhereTheyProject(t *testing.T) {
 		p    geom.Vec3
 		is   func(y, cb, cr byte) bool
 	}{
-		{"halfway line", geom.Vec3{0, 0.4, 0}, isWhite},
-		{"centre circle", geom.Vec3{0.375, 0.6495, 0}, isWhite},
-		{"carpet", geom.Vec3{1.5, 0.5, 0}, isGreen},
-		{"carpet inside the circle", geom.Vec3{0.3, 0.3, 0}, isGreen},
+		{"halfway line", geom.Vec3{X: 0, Y: 0.4, Z: 0}, isWhite},
+		{"centre circle", geom.Vec3{X: 0.375, Y: 0.6495, Z: 0}, isWhite},
+		{"carpet", geom.Vec3{X: 1.5, Y: 0.5, Z: 0}, isGreen},
+		{"carpet inside the circle", geom.Vec3{X: 0.3, Y: 0.3, Z: 0}, isGreen},
 	}
 	for _, c := range checks {
 		u, v := at(c.p)
@@ -145,7 +145,7 @@ func TestFieldLinesBallAndCarpetWhereTheyProject(t *testing.T) {
 
 func TestRobotOccludesBall(t *testing.T) {
 	s := NewScene(field.SPL())
-	s.Ball = geom.Vec3{2, 0, 0.05}
+	s.Ball = geom.Vec3{X: 2, Y: 0, Z: 0.05}
 	pose := standing(0, 0, 0, 0, 0.1, Top)
 	s.AddRobot(StandingRobot(1.2, 0.1, 1))
 	r, _ := render(t, &s, pose, DefaultOptions(), 640, 480)
@@ -156,7 +156,7 @@ func TestRobotOccludesBall(t *testing.T) {
 	if _, _, ok := r.Visible(s.Ball, 0.06); ok {
 		t.Errorf("the ball's centre is behind the robot but Visible says it is seen")
 	}
-	if _, _, ok := r.Visible(geom.Vec3{1.5, -0.5, 0}, 0.05); !ok {
+	if _, _, ok := r.Visible(geom.Vec3{X: 1.5, Y: -0.5, Z: 0}, 0.05); !ok {
 		t.Errorf("a carpet point in the open is not visible")
 	}
 }
@@ -285,7 +285,7 @@ func benchRender(b *testing.B, w, h int, c CameraID, blur bool) {
 	r, _ := NewRenderer(in)
 	f := NewFrame(in)
 	s := NewScene(field.SPL())
-	s.Ball = geom.Vec3{1, 0.2, 0.05}
+	s.Ball = geom.Vec3{X: 1, Y: 0.2, Z: 0.05}
 	s.AddRobot(StandingRobot(2, -0.5, 1))
 	s.AddRobot(StandingRobot(1.5, 1, 0))
 	pose := standing(-1, 0, 0, 0.2, 0.2, c)
@@ -363,14 +363,14 @@ func TestCapsuleRayMatchesTheReference(t *testing.T) {
 	f := func() float64 { return float64(g.next()>>11)/(1<<53)*4 - 2 }
 	hits := 0
 	for range 20000 {
-		p := geom.Vec3{f(), f(), f()}
-		a := geom.Vec3{f(), f(), f()}
+		p := geom.Vec3{X: f(), Y: f(), Z: f()}
+		a := geom.Vec3{X: f(), Y: f(), Z: f()}
 		b := a
 		if g.next()%4 != 0 {
-			b = geom.Vec3{f(), f(), f()}
+			b = geom.Vec3{X: f(), Y: f(), Z: f()}
 		}
 		ra := 0.05 + 0.5*(f()+2)/4
-		d := geom.Vec3{f(), f(), f()}
+		d := geom.Vec3{X: f(), Y: f(), Z: f()}
 		n := math.Sqrt(d.Dot(d))
 		if n < 1e-3 {
 			continue

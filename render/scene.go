@@ -42,7 +42,7 @@ type Robot struct {
 
 // StandingRobot returns a robot standing upright at (x, y).
 func StandingRobot(x, y float64, team uint8) Robot {
-	return Robot{Foot: geom.Vec3{x, y, RobotRadius}, Head: geom.Vec3{x, y, RobotHeight - RobotRadius}, Team: team}
+	return Robot{Foot: geom.Vec3{X: x, Y: y, Z: RobotRadius}, Head: geom.Vec3{X: x, Y: y, Z: RobotHeight - RobotRadius}, Team: team}
 }
 
 // Scene is what the cameras see besides the field, which is fixed by Field.
@@ -63,7 +63,7 @@ type Scene struct {
 // centre spot and no robots.
 func NewScene(d field.Dimensions) Scene {
 	r := float64(d.BallRadius)
-	return Scene{Field: d, Ball: geom.Vec3{0, 0, r}, BallRot: geom.Identity, BallRadius: r}
+	return Scene{Field: d, Ball: geom.Vec3{X: 0, Y: 0, Z: r}, BallRot: geom.Identity, BallRadius: r}
 }
 
 // AddRobot adds a robot; it reports whether there was room.
@@ -153,9 +153,9 @@ var icosa = func() (v [12]geom.Vec3) {
 	i := 0
 	for _, a := range []float64{-1, 1} {
 		for _, b := range []float64{-phi, phi} {
-			v[i] = geom.Vec3{0, a / n, b / n}
-			v[i+1] = geom.Vec3{a / n, b / n, 0}
-			v[i+2] = geom.Vec3{b / n, 0, a / n}
+			v[i] = geom.Vec3{X: 0, Y: a / n, Z: b / n}
+			v[i+1] = geom.Vec3{X: a / n, Y: b / n, Z: 0}
+			v[i+2] = geom.Vec3{X: b / n, Y: 0, Z: a / n}
 			i += 3
 		}
 	}

@@ -42,44 +42,39 @@ type contactShape struct {
 // set places the ball; vel, if given, is the velocity the trainer asked
 // for (the ball then rolls at 5/7 of it if it is on the ground).
 func (b *ball) set(p geom.Vec3, vel *geom.Vec3) {
-	if p[2] < BallRadius {
-		p[2] = BallRadius
+	if p.Z < BallRadius {
+		p.Z = BallRadius
 	}
 	b.p = p
 	b.v = geom.Vec3{}
 	if vel != nil {
 		b.v = *vel
-		if b.p[2] <= ballOnGround {
-			b.v = geom.Vec3{vel[0] * rollFactor, vel[1] * rollFactor, math.Max(0, vel[2])}
+		if b.p.Z <= ballOnGround {
+			b.v = geom.Vec3{X: vel.X * rollFactor, Y: vel.Y * rollFactor, Z: math.Max(0, vel.Z)}
 		}
 	}
 }
 
 func (b *ball) step(dt float64, agents []*Agent) {
-	if b.p[2] > ballOnGround || b.v[2] > 0 {
-		b.v[2] -= gravity * dt
+	if b.p.Z > ballOnGround || b.v.Z > 0 {
+		b.v.Z -= gravity * dt
 	}
-	if b.p[2] <= ballOnGround && b.v[2] <= 0 {
-		b.v[2] = 0
-		s := math.Hypot(b.v[0], b.v[1])
+	if b.p.Z <= ballOnGround && b.v.Z <= 0 {
+		b.v.Z = 0
+		s := math.Hypot(b.v.X, b.v.Y)
 		if s > 0 {
 			ns := math.Max(0, s-(ballDecel0+ballDecel1*s)*dt)
-			b.v[0] *= ns / s
-			b.v[1] *= ns / s
+			b.v.X *= ns / s
+			b.v.Y *= ns / s
 		}
 	}
 	b.p = b.p.Add(b.v.Scale(dt))
-	if b.p[2] < BallRadius {
-		b.p[2] = BallRadius
-		b.v[2] = 0
+	if b.p.Z < BallRadius {
+		b.p.Z = BallRadius
+		b.v.Z = 0
 	}
-	for i, lim := range [2]float64{wallX, wallY} {
-		if b.p[i] > lim {
-			b.p[i], b.v[i] = lim, -0.5*b.v[i]
-		} else if b.p[i] < -lim {
-			b.p[i], b.v[i] = -lim, -0.5*b.v[i]
-		}
-	}
+	wall(&b.p.X, &b.v.X, wallX)
+	wall(&b.p.Y, &b.v.Y, wallY)
 	b.collide(dt, agents)
 }
 
@@ -97,7 +92,7 @@ func (b *ball) collide(dt float64, agents []*Agent) {
 			b.prev[ai] = [2]contactShape{}
 			b.prevSeen[ai] = a.id + 1
 		}
-		if r.state == bodyFloating || math.Abs(r.p[0]-b.p[0]) > contactRange || math.Abs(r.p[1]-b.p[1]) > contactRange {
+		if r.state == bodyFloating || math.Abs(r.p.X-b.p.X) > contactRange || math.Abs(r.p.Y-b.p.Y) > contactRange {
 			// Out of reach: nothing to push (the speeds restart when the
 			// ball comes within reach, long before a foot can touch it).
 			b.prev[ai] = [2]contactShape{}
@@ -106,7 +101,7 @@ func (b *ball) collide(dt float64, agents []*Agent) {
 		for i := 0; i < 2; i++ {
 			var s contactShape
 			s.footR = r.R.Mul(r.kin.footR[i])
-			s.footC = r.world(r.kin.sole[i]).Add(s.footR.Apply(geom.Vec3{0, 0, footBoxH / 2}))
+			s.footC = r.world(r.kin.sole[i]).Add(s.footR.Apply(geom.Vec3{X: 0, Y: 0, Z: footBoxH / 2}))
 			s.knee, s.ank = r.world(r.kin.knee[i]), r.world(r.kin.ankle[i])
 			s.valid = true
 			old := b.prev[ai][i]
@@ -118,9 +113,9 @@ func (b *ball) collide(dt float64, agents []*Agent) {
 			// Foot box.
 			l := s.footR.ApplyT(b.p.Sub(s.footC))
 			q := geom.Vec3{
-				math.Max(-soleHalfW, math.Min(soleHalfW, l[0])),
-				math.Max(-soleHalfL, math.Min(soleHalfL, l[1])),
-				math.Max(-footBoxH/2, math.Min(footBoxH/2, l[2])),
+				X: math.Max(-soleHalfW, math.Min(soleHalfW, l.X)),
+				Y: math.Max(-soleHalfL, math.Min(soleHalfL, l.Y)),
+				Z: math.Max(-footBoxH/2, math.Min(footBoxH/2, l.Z)),
 			}
 			b.push(s.footC.Add(s.footR.Apply(q)), BallRadius, vel)
 			// Shank.
@@ -145,23 +140,23 @@ func (b *ball) push(q geom.Vec3, reach float64, vel geom.Vec3) {
 	if n > 1e-9 {
 		dir = d.Scale(1 / n)
 	} else {
-		dir = geom.Vec3{vel[0], vel[1], 0}.Unit()
+		dir = geom.Vec3{X: vel.X, Y: vel.Y, Z: 0}.Unit()
 		if dir == (geom.Vec3{}) {
-			dir = geom.Vec3{1, 0, 0}
+			dir = geom.Vec3{X: 1, Y: 0, Z: 0}
 		}
 	}
-	if b.p[2] <= ballOnGround+0.01 {
+	if b.p.Z <= ballOnGround+0.01 {
 		// A ball on the ground is pushed along it.
-		dir[2] = 0
+		dir.Z = 0
 		if l := dir.Norm(); l > 1e-9 {
 			dir = dir.Scale(1 / l)
 		} else {
-			dir = geom.Vec3{1, 0, 0}
+			dir = geom.Vec3{X: 1, Y: 0, Z: 0}
 		}
 	}
 	b.p = b.p.Add(dir.Scale(reach - n + 1e-4))
-	if b.p[2] < BallRadius {
-		b.p[2] = BallRadius
+	if b.p.Z < BallRadius {
+		b.p.Z = BallRadius
 	}
 	vn := b.v.Sub(vel).Dot(dir)
 	if vn < 0 {
@@ -178,4 +173,14 @@ func closestOnSegment(a, b, p geom.Vec3) geom.Vec3 {
 	}
 	t := math.Max(0, math.Min(1, p.Sub(a).Dot(ab)/l2))
 	return a.Add(ab.Scale(t))
+}
+
+// wall bounces a coordinate p with speed v off walls at ±lim, keeping half
+// the speed.
+func wall(p, v *float64, lim float64) {
+	if *p > lim {
+		*p, *v = lim, -0.5**v
+	} else if *p < -lim {
+		*p, *v = -lim, -0.5**v
+	}
 }

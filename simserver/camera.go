@@ -66,15 +66,15 @@ func (w *World) CameraView(a *Agent, v *CameraView) {
 	neck := r.world(model.neck)
 	hw := r.R.Mul(r.kin.head)
 	head := hw.Mul(naoAxes)
-	v.Top = render.HeadCamera(geom.Vec3(neck), geom.Mat3(head), render.Top)
-	v.Bottom = render.HeadCamera(geom.Vec3(neck), geom.Mat3(head), render.Bottom)
+	v.Top = render.HeadCamera(neck, geom.Mat3(head), render.Top)
+	v.Bottom = render.HeadCamera(neck, geom.Mat3(head), render.Bottom)
 	v.YawRate, v.PitchRate = r.v[jHeadYaw], -r.v[jHeadPitch]
 	if v.Scene.Field == (field.Dimensions{}) {
 		v.Scene = render.NewScene(field.SPL())
 	}
 	b := w.ball.p
-	v.Scene.Ball = geom.Vec3(b)
-	v.Scene.BallRot = render.RollingBallRot(b[0], b[1], BallRadius)
+	v.Scene.Ball = b
+	v.Scene.BallRot = render.RollingBallRot(b.X, b.Y, BallRadius)
 	v.Scene.BallRadius = BallRadius
 	v.Scene.NRobots = 0
 	for _, o := range w.agents {
@@ -83,14 +83,14 @@ func (w *World) CameraView(a *Agent, v *CameraView) {
 		}
 		// Along the torso's z axis from the middle of its soles.
 		o.r.updateKin()
-		sole := (o.r.kin.sole[0][2] + o.r.kin.sole[1][2]) / 2
-		foot := o.r.world(geom.Vec3{0, 0, sole + render.RobotRadius})
-		top := o.r.world(geom.Vec3{0, 0, sole + render.RobotHeight - render.RobotRadius})
+		sole := (o.r.kin.sole[0].Z + o.r.kin.sole[1].Z) / 2
+		foot := o.r.world(geom.Vec3{X: 0, Y: 0, Z: sole + render.RobotRadius})
+		top := o.r.world(geom.Vec3{X: 0, Y: 0, Z: sole + render.RobotHeight - render.RobotRadius})
 		team := uint8(0)
 		if o.team == teamRight {
 			team = 1
 		}
-		v.Scene.AddRobot(render.Robot{Foot: geom.Vec3(foot), Head: geom.Vec3(top), Team: team})
+		v.Scene.AddRobot(render.Robot{Foot: foot, Head: top, Team: team})
 	}
 }
 

@@ -29,14 +29,14 @@ func TestCameraViewFollowsTheHead(t *testing.T) {
 	// reports 0.54 m up) with the NAO v6's mounting.
 	top := v.Top.P
 	neck := s.w.Agents()[0].r.world(model.neck)
-	if math.Abs(neck[2]-0.535) > 0.01 || math.Abs(top[0]-(-2+0.05871)) > 0.01 || math.Abs(top[1]) > 0.01 || math.Abs(top[2]-(neck[2]+0.06364)) > 1e-6 {
+	if math.Abs(neck.Z-0.535) > 0.01 || math.Abs(top.X-(-2+0.05871)) > 0.01 || math.Abs(top.Y) > 0.01 || math.Abs(top.Z-(neck.Z+0.06364)) > 1e-6 {
 		t.Errorf("top camera at %.3f, neck at %.3f; want 5.871 cm ahead of and 6.364 cm above the neck at about 0.535 m", top, neck)
 	}
-	if b := v.Bottom.P; !(b[2] < top[2]-0.04) {
+	if b := v.Bottom.P; !(b.Z < top.Z-0.04) {
 		t.Errorf("bottom camera at %.3f, top at %.3f", b, top)
 	}
 	rb := v.Scene.Robots[0]
-	if math.Hypot(rb.Foot[0]+1, rb.Foot[1]+1) > 0.05 || rb.Foot[2] > 0.2 || math.Abs(rb.Head[2]-(render.RobotHeight-render.RobotRadius)) > 0.03 {
+	if math.Hypot(rb.Foot.X+1, rb.Foot.Y+1) > 0.05 || rb.Foot.Z > 0.2 || math.Abs(rb.Head.Z-(render.RobotHeight-render.RobotRadius)) > 0.03 {
 		t.Errorf("the other robot's capsule: %+v", rb)
 	}
 	in := render.NAOIntrinsics(640, 480)
@@ -99,7 +99,7 @@ func TestServerCameras(t *testing.T) {
 		var ok bool
 		if v, ok, err = cams.Capture(top); err != nil {
 			t.Fatal(err)
-		} else if ok && math.Abs(v.Top.P[0]+2) < 0.1 {
+		} else if ok && math.Abs(v.Top.P.X+2) < 0.1 {
 			break
 		}
 		if time.Now().After(deadline) {

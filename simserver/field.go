@@ -35,10 +35,10 @@ type landmark struct {
 // posts' inner side, the crossbar's height), in the order the See block
 // lists them.
 var goalPosts = [4]landmark{
-	{"G2R", geom.Vec3{halfLength, -GoalWidth / 2, GoalHeight}},
-	{"G1R", geom.Vec3{halfLength, GoalWidth / 2, GoalHeight}},
-	{"G1L", geom.Vec3{-halfLength, GoalWidth / 2, GoalHeight}},
-	{"G2L", geom.Vec3{-halfLength, -GoalWidth / 2, GoalHeight}},
+	{"G2R", geom.Vec3{X: halfLength, Y: -GoalWidth / 2, Z: GoalHeight}},
+	{"G1R", geom.Vec3{X: halfLength, Y: GoalWidth / 2, Z: GoalHeight}},
+	{"G1L", geom.Vec3{X: -halfLength, Y: GoalWidth / 2, Z: GoalHeight}},
+	{"G2L", geom.Vec3{X: -halfLength, Y: -GoalWidth / 2, Z: GoalHeight}},
 }
 
 // featureKind is a field feature type.
@@ -62,19 +62,19 @@ type feature struct {
 // features are the rUNSWift field features of soccer.rsg, in scene order
 // (the order the See block lists them).
 var features = [...]feature{
-	{featCorner, geom.Vec3{-halfLength, halfWidth, 0}, -45},
-	{featCorner, geom.Vec3{-(halfLength - PenaltyLength), PenaltyWidth / 2, 0}, -135},
-	{featCorner, geom.Vec3{-(halfLength - PenaltyLength), -PenaltyWidth / 2, 0}, 135},
-	{featCorner, geom.Vec3{-halfLength, -halfWidth, 0}, 45},
-	{featCorner, geom.Vec3{halfLength, halfWidth, 0}, -135},
-	{featCorner, geom.Vec3{halfLength - PenaltyLength, PenaltyWidth / 2, 0}, -45},
-	{featCorner, geom.Vec3{halfLength - PenaltyLength, -PenaltyWidth / 2, 0}, 45},
-	{featCorner, geom.Vec3{halfLength, -halfWidth, 0}, 135},
-	{featT, geom.Vec3{-halfLength, PenaltyWidth / 2, 0}, 0},
-	{featT, geom.Vec3{-halfLength, -PenaltyWidth / 2, 0}, 0},
-	{featT, geom.Vec3{0, halfWidth, 0}, -90},
-	{featT, geom.Vec3{0, -halfWidth, 0}, 90},
-	{featT, geom.Vec3{halfLength, PenaltyWidth / 2, 0}, -180},
-	{featT, geom.Vec3{halfLength, -PenaltyWidth / 2, 0}, -180},
-	{featCentre, geom.Vec3{0, 0, 0}, -90},
+	{featCorner, geom.Vec3{X: -halfLength, Y: halfWidth, Z: 0}, -45},
+	{featCorner, geom.Vec3{X: -(halfLength - PenaltyLength), Y: PenaltyWidth / 2, Z: 0}, -135},
+	{featCorner, geom.Vec3{X: -(halfLength - PenaltyLength), Y: -PenaltyWidth / 2, Z: 0}, 135},
+	{featCorner, geom.Vec3{X: -halfLength, Y: -halfWidth, Z: 0}, 45},
+	{featCorner, geom.Vec3{X: halfLength, Y: halfWidth, Z: 0}, -135},
+	{featCorner, geom.Vec3{X: halfLength - PenaltyLength, Y: PenaltyWidth / 2, Z: 0}, -45},
+	{featCorner, geom.Vec3{X: halfLength - PenaltyLength, Y: -PenaltyWidth / 2, Z: 0}, 45},
+	{featCorner, geom.Vec3{X: halfLength, Y: -halfWidth, Z: 0}, 135},
+	{featT, geom.Vec3{X: -halfLength, Y: PenaltyWidth / 2, Z: 0}, 0},
+	{featT, geom.Vec3{X: -halfLength, Y: -PenaltyWidth / 2, Z: 0}, 0},
+	{featT, geom.Vec3{X: 0, Y: halfWidth, Z: 0}, -90},
+	{featT, geom.Vec3{X: 0, Y: -halfWidth, Z: 0}, 90},
+	{featT, geom.Vec3{X: halfLength, Y: PenaltyWidth / 2, Z: 0}, -180},
+	{featT, geom.Vec3{X: halfLength, Y: -PenaltyWidth / 2, Z: 0}, -180},
+	{featCentre, geom.Vec3{X: 0, Y: 0, Z: 0}, -90},
 }

@@ -14,12 +14,12 @@ import (
 // of its forward (y) axis projected on the ground, in radians.
 func yawOf(m *geom.Mat3) float64 {
 	f := m.Col(1)
-	if math.Abs(f[0])+math.Abs(f[1]) < 1e-9 {
+	if math.Abs(f.X)+math.Abs(f.Y) < 1e-9 {
 		// Forward axis vertical: use the right axis instead.
 		r := m.Col(0)
-		return math.Atan2(r[1], r[0]) + math.Pi/2
+		return math.Atan2(r.Y, r.X) + math.Pi/2
 	}
-	return math.Atan2(f[1], f[0])
+	return math.Atan2(f.Y, f.X)
 }
 
 // tiltOf returns the angle between the body's up axis and the world's.

@@ -10,7 +10,7 @@ import (
 )
 
 func TestRotationProducts(t *testing.T) {
-	m := geom.RotAxis(geom.Vec3{1, 2, 3}.Unit(), 0.7)
+	m := geom.RotAxis(geom.Vec3{X: 1, Y: 2, Z: 3}.Unit(), 0.7)
 	for _, a := range []float64{-2, -0.3, 0, 0.4, 3} {
 		for name, c := range map[string]struct{ got, want geom.Mat3 }{
 			"x": {m.MulRotX(a), func() geom.Mat3 { r := geom.RotX(a); return m.Mul(r) }()},

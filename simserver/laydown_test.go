@@ -38,7 +38,7 @@ func TestTrainerLaysDown(t *testing.T) {
 				t.Fatalf("not lying after 2 s: %s", s.agents[0].State())
 			}
 			acc := s.perception(0).ACC
-			x, y := s.agents[0].r.p[0], s.agents[0].r.p[1]
+			x, y := s.agents[0].r.p.X, s.agents[0].r.p.Y
 			t.Logf("on its %s after %d cycles, ACC %v, torso at (%.2f, %.2f)", tc.name, lying, acc.V, x, y)
 			if acc.V[1]*tc.accY < 9 {
 				t.Errorf("ACC %v: not lying on its %s", acc.V, tc.name)

@@ -107,14 +107,14 @@ func (s *Server) applyTrainer(m trainerMsg) {
 		case simspark.TrainBall:
 			p := w.ball.p
 			if c.HasPos {
-				p = geom.Vec3(c.Pos)
+				p = geom.V3(c.Pos)
 			}
 			var vel *geom.Vec3
 			if c.HasVel {
-				v := geom.Vec3(c.Vel)
+				v := geom.V3(c.Vel)
 				vel = &v
 			}
-			if !finite(p[:]) || vel != nil && !finite(vel[:]) {
+			if pa := p.Array(); !finite(pa[:]) || c.HasVel && !finite(c.Vel[:]) {
 				s.log.Warn("trainer: ball command with a non-finite value ignored")
 				continue
 			}
@@ -122,9 +122,9 @@ func (s *Server) applyTrainer(m trainerMsg) {
 			if w.phys != nil {
 				var v [3]float64
 				if vel != nil {
-					v = *vel
+					v = vel.Array()
 				}
-				w.phys.scene.SetBall([3]float64(w.ball.p), v)
+				w.phys.scene.SetBall(w.ball.p.Array(), v)
 			}
 		case simspark.TrainAgent:
 			a := w.agentBy(sideOf(c.team), c.Unum)
@@ -220,7 +220,7 @@ func (w *World) moveAgent(a *Agent, c *simspark.TrainerCommand) {
 		mz, my, mx := geom.RotZ(rz), geom.RotY(ry), geom.RotX(rx)
 		mzy := mz.Mul(my)
 		R := mzy.Mul(mx)
-		up := R.Apply(geom.Vec3{0, 0, 1})
+		up := R.Apply(geom.Vec3{X: 0, Y: 0, Z: 1})
 		heading = rz
 		a.r.place(x, y, heading, false)
 		if w.phys != nil {
@@ -230,8 +230,8 @@ func (w *World) moveAgent(a *Agent, c *simspark.TrainerCommand) {
 			w.physPlace(a, x, y, heading, &Rb, trainerClear)
 			return
 		}
-		if up[2] < math.Cos(math.Pi/4) {
-			a.r.layDown(geom.Vec3{up[0], up[1], 0}.Unit())
+		if up.Z < math.Cos(math.Pi/4) {
+			a.r.layDown(geom.Vec3{X: up.X, Y: up.Y, Z: 0}.Unit())
 		}
 		return
 	}
@@ -349,17 +349,17 @@ func (w *World) appendMonitor(dst []byte, full bool) []byte {
 		dst = append(dst, ")(RDS 0 1)("...)
 	}
 	// The scene: the ball, then per robot its torso, head and feet.
-	dst = appendNode(dst, full, geom.Identity, w.ball.p, "StdUnitSphere", geom.Vec3{BallRadius, BallRadius, BallRadius}, "matOrange")
+	dst = appendNode(dst, full, geom.Identity, w.ball.p, "StdUnitSphere", geom.Vec3{X: BallRadius, Y: BallRadius, Z: BallRadius}, "matOrange")
 	for _, a := range w.agents {
 		r := a.r
 		mat := [...]string{"matGrey", "matLeft", "matRight"}[a.team]
-		dst = appendNode(dst, full, r.R, r.world(geom.Vec3{0, 0, 0.05}), "StdUnitBox", geom.Vec3{0.1, 0.1, 0.18}, mat)
+		dst = appendNode(dst, full, r.R, r.world(geom.Vec3{X: 0, Y: 0, Z: 0.05}), "StdUnitBox", geom.Vec3{X: 0.1, Y: 0.1, Z: 0.18}, mat)
 		cp, cr := r.camPose()
-		dst = appendNode(dst, full, cr, cp, "StdUnitSphere", geom.Vec3{0.065, 0.065, 0.065}, mat)
+		dst = appendNode(dst, full, cr, cp, "StdUnitSphere", geom.Vec3{X: 0.065, Y: 0.065, Z: 0.065}, mat)
 		for i := 0; i < 2; i++ {
 			fr := r.R.Mul(r.kin.footR[i])
-			dst = appendNode(dst, full, fr, r.world(r.kin.sole[i]).Add(geom.Vec3{0, 0, 0.01}), "StdUnitBox",
-				geom.Vec3{2 * soleHalfW, 2 * soleHalfL, 0.02}, mat)
+			dst = appendNode(dst, full, fr, r.world(r.kin.sole[i]).Add(geom.Vec3{X: 0, Y: 0, Z: 0.01}), "StdUnitBox",
+				geom.Vec3{X: 2 * soleHalfW, Y: 2 * soleHalfL, Z: 0.02}, mat)
 		}
 	}
 	// Close the scene list; the message is balanced, as the fork's is.
@@ -396,8 +396,8 @@ func appendNode(dst []byte, full bool, r geom.Mat3, p geom.Vec3, mesh string, sc
 		}
 		dst = append(dst, "0 "...)
 	}
-	for i := 0; i < 3; i++ {
-		dst = appendShort(dst, p[i])
+	for _, x := range p.Array() {
+		dst = appendShort(dst, x)
 		dst = append(dst, ' ')
 	}
 	dst = append(dst, "1)"...)
@@ -405,11 +405,11 @@ func appendNode(dst []byte, full bool, r geom.Mat3, p geom.Vec3, mesh string, sc
 		dst = append(dst, "(nd SMN (setVisible 1) (load "...)
 		dst = append(dst, mesh...)
 		dst = append(dst, ") (sSc "...)
-		dst = appendShort(dst, scale[0])
+		dst = appendShort(dst, scale.X)
 		dst = append(dst, ' ')
-		dst = appendShort(dst, scale[1])
+		dst = appendShort(dst, scale.Y)
 		dst = append(dst, ' ')
-		dst = appendShort(dst, scale[2])
+		dst = appendShort(dst, scale.Z)
 		dst = append(dst, ") (sMat "...)
 		dst = append(dst, mat...)
 		return append(dst, ")))"...)

@@ -92,7 +92,7 @@ type naoModel struct {
 }
 
 // build turns a NAO-frame vector into the build frame: (-y, x, z).
-func build(v hal.Vec3) geom.Vec3 { return geom.Vec3{-v.Y, v.X, v.Z} }
+func build(v hal.Vec3) geom.Vec3 { return geom.Vec3{X: -v.Y, Y: v.X, Z: v.Z} }
 
 var (
 	joints [numJoints]jointSpec
@@ -208,7 +208,7 @@ func (k *kinematics) compute(q *[numJoints]float64) {
 		f := model.foot[s]
 		k.footR[s] = rs[f]
 		k.footObj[s] = at(f, model.parts[f].centre)
-		k.sole[s] = at(f, model.parts[f].centre.Sub(geom.Vec3{0, 0, model.soleBelow}))
+		k.sole[s] = at(f, model.parts[f].centre.Sub(geom.Vec3{X: 0, Y: 0, Z: model.soleBelow}))
 		k.knee[s] = at(model.shank[s], model.knee[s])
 		k.ankle[s] = at(model.ankle[s], model.anklePvt[s])
 	}

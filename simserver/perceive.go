@@ -51,11 +51,11 @@ func appendF2(dst []byte, v float64) []byte {
 }
 
 func appendVec(dst []byte, v geom.Vec3) []byte {
-	dst = appendF2(dst, v[0])
+	dst = appendF2(dst, v.X)
 	dst = append(dst, ' ')
-	dst = appendF2(dst, v[1])
+	dst = appendF2(dst, v.Y)
 	dst = append(dst, ' ')
-	return appendF2(dst, v[2])
+	return appendF2(dst, v.Z)
 }
 
 var sideNames = [3]string{"", "left", "right"}

@@ -64,7 +64,7 @@ func naoPhysModel() (*physModel, error) {
 		return nil, fmt.Errorf("simserver: the body table's SimSpark model lacks the torso, head, lower arms or feet")
 	}
 	for _, p := range bm.Parts {
-		b := ode.Body{Name: p.Name, Mass: p.Mass, Pos: [3]float64(build(p.Pos)), Surface: ode.NoCollider, FRP: -1,
+		b := ode.Body{Name: p.Name, Mass: p.Mass, Pos: build(p.Pos).Array(), Surface: ode.NoCollider, FRP: -1,
 			LinDrag: f32(naoLinDrag), AngDrag: f32(naoAngDrag)}
 		switch p.Shape {
 		case body.Box:
@@ -95,7 +95,7 @@ func naoPhysModel() (*physModel, error) {
 			return nil, fmt.Errorf("simserver: the body table has no hinge %s", id.EffectorName())
 		}
 		m.Joints = append(m.Joints, ode.Joint{Name: h.Effector, Child: h.Child, Parent: h.Parent,
-			Anchor: [3]float64(build(h.Anchor)), Axis: [3]float64(build(h.Axis)),
+			Anchor: build(h.Anchor).Array(), Axis: build(h.Axis).Array(),
 			Lo: f32(float64(h.Lo)), Hi: f32(float64(h.Hi)), FMax: f32(h.MaxForce),
 			CFM: f32(hingeCFM), StopCFM: f32(hingeStopCFM), StopERP: f32(hingeStopERP),
 			Fudge: f32(hingeFudge), Bounce: hingeBounce, MaxSpeed: f32(float64(h.MaxSpeed))})
@@ -171,31 +171,31 @@ func (w *World) physStep() {
 		}
 		r.dirty = true
 		r.updateKin()
-		r.gyr, r.acc = geom.Vec3(st.Gyro()), geom.Vec3(st.Acc())
+		r.gyr, r.acc = geom.V3(st.Gyro()), geom.V3(st.Acc())
 		for k := range 2 {
 			t, c, f := st.FRP(k)
-			r.contact[k], r.frpC[k], r.frpF[k] = t, geom.Vec3(c), geom.Vec3(f)
+			r.contact[k], r.frpC[k], r.frpF[k] = t, geom.V3(c), geom.V3(f)
 		}
 		r.R = geom.Mat3(st.TorsoRot())
 		// The camera is the head body's centre: the torso origin of the
 		// kinematic frame is put where that camera lands.
-		head := geom.Vec3(st.Pos(p.model.m.Head))
+		head := geom.V3(st.Pos(p.model.m.Head))
 		r.p = head.Sub(r.R.Apply(r.kin.cam))
 		r.parts = [5]geom.Vec3{head,
-			geom.Vec3(st.Pos(p.model.lowerArm[0])), geom.Vec3(st.Pos(p.model.lowerArm[1])),
-			geom.Vec3(st.Pos(p.model.foot[0])), geom.Vec3(st.Pos(p.model.foot[1]))}
+			geom.V3(st.Pos(p.model.lowerArm[0])), geom.V3(st.Pos(p.model.lowerArm[1])),
+			geom.V3(st.Pos(p.model.foot[0])), geom.V3(st.Pos(p.model.foot[1]))}
 		r.partsCycle = w.cycle + 1
 		torso := st.Pos(p.model.m.Torso)
 		up := r.R.Col(2)
 		switch {
-		case torso[2] < 0.25 && up[2] < math.Cos(50*rad):
+		case torso[2] < 0.25 && up.Z < math.Cos(50*rad):
 			r.state = bodyLying
 		default:
 			r.state = bodyStanding
 		}
 	}
 	bp, bv := p.scene.Ball()
-	w.ball.p, w.ball.v = geom.Vec3(bp), geom.Vec3(bv)
+	w.ball.p, w.ball.v = geom.V3(bp), geom.V3(bv)
 }
 
 // TorsoPose is agent a's torso centre (m) and rotation (row-major) in the

@@ -363,7 +363,7 @@ func TestPhysicsManyRobots(t *testing.T) {
 		if !ok || !upright(p, r) || math.Abs(p[2]-0.384) > 0.002 {
 			t.Errorf("robot %d: torso at %.3f, upright %v", i, p, ok && upright(p, r))
 		}
-		if !a.r.contact[0] || !a.r.contact[1] || math.Abs(a.r.frpF[0][2]+a.r.frpF[1][2]-45.16) > 0.2 {
+		if !a.r.contact[0] || !a.r.contact[1] || math.Abs(a.r.frpF[0].Z+a.r.frpF[1].Z-45.16) > 0.2 {
 			t.Errorf("robot %d: FRP %v %v", i, a.r.frpF[0], a.r.frpF[1])
 		}
 	}

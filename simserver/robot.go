@@ -157,8 +157,8 @@ func (r *robot) place(x, y, heading float64, drop bool) {
 	// Put the lower foot (in the upright torso's frame) on the ground.
 	up := uprightFrame(heading)
 	sf := 0
-	z0 := up.Apply(k.sole[0])[2]
-	if z1 := up.Apply(k.sole[1])[2]; z1 < z0 {
+	z0 := up.Apply(k.sole[0]).Z
+	if z1 := up.Apply(k.sole[1]).Z; z1 < z0 {
 		sf = 1
 	}
 	r.support = sf
@@ -167,7 +167,7 @@ func (r *robot) place(x, y, heading float64, drop bool) {
 	r.footPos = geom.Vec3{}
 	r.standPose()
 	// Shift so the torso is over (x, y).
-	d := geom.Vec3{x - r.p[0], y - r.p[1], 0}
+	d := geom.Vec3{X: x - r.p.X, Y: y - r.p.Y, Z: 0}
 	r.footPos = r.footPos.Add(d)
 	r.p = r.p.Add(d)
 	r.hist = 0
@@ -177,7 +177,7 @@ func (r *robot) place(x, y, heading float64, drop bool) {
 		r.state = bodyDropping
 		r.dropT = -1 // the placing step itself does not fall
 		r.dropZ0 = 0.5 * gravity * dropTime * dropTime
-		r.p[2] += r.dropZ0
+		r.p.Z += r.dropZ0
 		r.contact = [2]bool{}
 	} else {
 		r.state = bodyStanding
@@ -211,15 +211,15 @@ func (r *robot) soleCorners(i int, R *geom.Mat3, p geom.Vec3) (c [4]geom.Vec3) {
 	fr := R.Mul(k.footR[i])
 	o := p.Add(R.Apply(k.sole[i]))
 	for n, d := range [4][2]float64{{-1, -1}, {1, -1}, {1, 1}, {-1, 1}} {
-		c[n] = o.Add(fr.Apply(geom.Vec3{d[0] * soleHalfW, d[1]*soleHalfL + 0, 0}))
+		c[n] = o.Add(fr.Apply(geom.Vec3{X: d[0] * soleHalfW, Y: d[1]*soleHalfL + 0, Z: 0}))
 	}
 	return c
 }
 
 func minMaxZ(c *[4]geom.Vec3) (lo, hi float64) {
-	lo, hi = c[0][2], c[0][2]
+	lo, hi = c[0].Z, c[0].Z
 	for _, v := range c[1:] {
-		lo, hi = math.Min(lo, v[2]), math.Max(hi, v[2])
+		lo, hi = math.Min(lo, v.Z), math.Max(hi, v.Z)
 	}
 	return lo, hi
 }
@@ -232,7 +232,7 @@ func (r *robot) makeSupport(i int) {
 	o := r.p.Add(r.R.Apply(k.sole[i]))
 	r.support = i
 	r.footYaw = yawOf(&fr) - math.Pi/2
-	r.footPos = geom.Vec3{o[0], o[1], 0}
+	r.footPos = geom.Vec3{X: o.X, Y: o.Y, Z: 0}
 	r.standPose()
 }
 
@@ -324,7 +324,7 @@ func (r *robot) stepBody(dt, margin float64) {
 		r.standPose()
 		r.gyr, r.acc = geom.Vec3{}, geom.Vec3{} // free fall
 		if z > 0 {
-			r.p[2] += z
+			r.p.Z += z
 			r.hist = 0
 			return
 		}
@@ -332,7 +332,7 @@ func (r *robot) stepBody(dt, margin float64) {
 		// connect.txt.
 		r.state = bodyStanding
 		r.contacts()
-		r.prevR, r.prevP, r.prevV, r.hist = r.R, r.p, geom.Vec3{0, 0, -gravity * r.dropT}, 2
+		r.prevR, r.prevP, r.prevV, r.hist = r.R, r.p, geom.Vec3{X: 0, Y: 0, Z: -gravity * r.dropT}, 2
 		return
 	case bodyStanding:
 		r.standPose()
@@ -400,10 +400,10 @@ func (r *robot) contacts() {
 	case on[0] && on[1]:
 		a := r.p.Add(r.R.Apply(r.kin.sole[0]))
 		b := r.p.Add(r.R.Apply(r.kin.sole[1]))
-		ab := geom.Vec3{b[0] - a[0], b[1] - a[1], 0}
+		ab := geom.Vec3{X: b.X - a.X, Y: b.Y - a.Y, Z: 0}
 		t := 0.5
 		if l2 := ab.Dot(ab); l2 > 1e-9 {
-			t = geom.Vec3{com[0] - a[0], com[1] - a[1], 0}.Dot(ab) / l2
+			t = geom.Vec3{X: com.X - a.X, Y: com.Y - a.Y, Z: 0}.Dot(ab) / l2
 		}
 		t = math.Max(0, math.Min(1, t))
 		share = [2]float64{1 - t, t}
@@ -426,13 +426,13 @@ func (r *robot) contacts() {
 		// it; the fork reports it from the foot box's centre.
 		c := fr.ApplyT(com.Sub(o))
 		if on[0] && on[1] {
-			c[0] = 0 // both feet share sideways: each presses at its middle
+			c.X = 0 // both feet share sideways: each presses at its middle
 		}
-		c[0] = math.Max(-soleHalfW, math.Min(soleHalfW, c[0]))
-		c[1] = math.Max(-soleHalfL, math.Min(soleHalfL, c[1]))
-		c[2] = -0.01
+		c.X = math.Max(-soleHalfW, math.Min(soleHalfW, c.X))
+		c.Y = math.Max(-soleHalfL, math.Min(soleHalfL, c.Y))
+		c.Z = -0.01
 		r.frpC[i] = c
-		r.frpF[i] = fr.ApplyT(geom.Vec3{0, 0, w * share[i]})
+		r.frpF[i] = fr.ApplyT(geom.Vec3{X: 0, Y: 0, Z: w * share[i]})
 	}
 }
 
@@ -446,7 +446,7 @@ func (r *robot) polygon(both bool) (pts [8][2]float64, n int) {
 			continue
 		}
 		for _, v := range r.corners[i] {
-			all[m] = [2]float64{v[0], v[1]}
+			all[m] = [2]float64{v.X, v.Y}
 			m++
 		}
 	}
@@ -464,7 +464,7 @@ func (r *robot) supportPolygon(R *geom.Mat3, p geom.Vec3, both bool) (pts [8][2]
 		}
 		c := r.soleCorners(i, R, p)
 		for _, v := range c {
-			all[m] = [2]float64{v[0], v[1]}
+			all[m] = [2]float64{v.X, v.Y}
 			m++
 		}
 	}
@@ -559,17 +559,17 @@ func (r *robot) comOutside(dt float64) (float64, geom.Vec3, geom.Vec3) {
 		r.comV, r.comA, r.comN = geom.Vec3{}, geom.Vec3{}, 0
 	}
 	r.prevCom, r.comValid = r.p, true
-	h := math.Max(com[2], 0.05)
+	h := math.Max(com.Z, 0.05)
 	zmp := com.Sub(r.comA.Scale(h / gravity))
 	poly, n := r.polygon(r.supported[0] && r.supported[1])
-	d, near, nrm := outside(&poly, n, [2]float64{zmp[0], zmp[1]})
+	d, near, nrm := outside(&poly, n, [2]float64{zmp.X, zmp.Y})
 	if d > 0 {
 		// Outward: from the polygon to the ZMP.
-		nrm = [2]float64{zmp[0] - near[0], zmp[1] - near[1]}
+		nrm = [2]float64{zmp.X - near[0], zmp.Y - near[1]}
 		l := math.Hypot(nrm[0], nrm[1])
 		nrm = [2]float64{nrm[0] / l, nrm[1] / l}
 	}
-	return d, geom.Vec3{near[0], near[1], 0}, geom.Vec3{nrm[0], nrm[1], 0}
+	return d, geom.Vec3{X: near[0], Y: near[1], Z: 0}, geom.Vec3{X: nrm[0], Y: nrm[1], Z: 0}
 }
 
 // startFall tips the robot over the support polygon's edge at pivot,
@@ -580,15 +580,15 @@ func (r *robot) startFall(pivot, n geom.Vec3) {
 	r.footW = footFrame(r.footYaw)
 	r.pivot = pivot
 	r.fallN = n
-	r.axis = geom.Vec3{0, 0, 1}.Cross(n).Unit()
+	r.axis = geom.Vec3{X: 0, Y: 0, Z: 1}.Cross(n).Unit()
 	c := r.p.Add(r.R.Apply(r.kin.com)).Sub(pivot)
-	l := math.Max(math.Hypot(c.Dot(n), c[2]), 0.05)
+	l := math.Max(math.Hypot(c.Dot(n), c.Z), 0.05)
 	r.omega = math.Max(0, r.comV.Dot(n)) / l
 	r.phi = 0
 	// The torso lies at the tilt the traces show for the direction it falls
 	// in, relative to the way it faces.
 	f := r.R.ApplyT(n)
-	a := math.Atan2(f[0], f[1]) // 0 forward, ±π/2 sideways
+	a := math.Atan2(f.X, f.Y) // 0 forward, ±π/2 sideways
 	fwd, side := math.Cos(a), math.Abs(math.Sin(a))
 	switch {
 	case fwd >= 0:
@@ -607,13 +607,13 @@ func (r *robot) layDown(n geom.Vec3) {
 	pts, k := r.polygon(true)
 	far := math.Inf(-1)
 	for _, q := range pts[:k] {
-		far = max(far, q[0]*n[0]+q[1]*n[1])
+		far = max(far, q[0]*n.X+q[1]*n.Y)
 	}
 	var pivot geom.Vec3
 	m := 0.0
 	for _, q := range pts[:k] {
-		if q[0]*n[0]+q[1]*n[1] > far-0.005 {
-			pivot, m = pivot.Add(geom.Vec3{q[0], q[1], 0}), m+1
+		if q[0]*n.X+q[1]*n.Y > far-0.005 {
+			pivot, m = pivot.Add(geom.Vec3{X: q[0], Y: q[1], Z: 0}), m+1
 		}
 	}
 	r.startFall(pivot.Scale(1/m), n)
@@ -629,7 +629,7 @@ func (r *robot) stepFall(dt float64) {
 	r.footPose(&r.footW)
 	c := r.p.Add(r.R.Apply(r.kin.com)).Sub(r.pivot)
 	cn := c.Dot(r.fallN)
-	l2 := math.Max(cn*cn+c[2]*c[2], 0.0025)
+	l2 := math.Max(cn*cn+c.Z*c.Z, 0.0025)
 	r.omega += gravity * cn / l2 * dt
 	dphi := r.omega * dt
 	r.phi += dphi
@@ -652,18 +652,18 @@ func (r *robot) stepFall(dt float64) {
 	if lo, _ := minMaxZ(&oc); lo < -1e-6 {
 		best := 0
 		for i := range oc {
-			if oc[i][2] < oc[best][2] {
+			if oc[i].Z < oc[best].Z {
 				best = i
 			}
 		}
-		r.pivot = geom.Vec3{oc[best][0], oc[best][1], 0}
-		r.p[2] -= lo
+		r.pivot = geom.Vec3{X: oc[best].X, Y: oc[best].Y, Z: 0}
+		r.p.Z -= lo
 		r.footW = r.R.Mul(r.kin.footR[o])
 		r.footPos = r.p.Add(r.R.Apply(r.kin.sole[o]))
 		r.support = o
 	}
 	cam := r.p.Add(r.R.Apply(r.kin.cam))
-	if tilt := tiltOf(&r.R); tilt >= r.lie || cam[2] < 0.05 {
+	if tilt := tiltOf(&r.R); tilt >= r.lie || cam.Z < 0.05 {
 		if over := tilt - r.lie; over > 0 {
 			// Land at the lying tilt, not past it.
 			back := geom.RotAxis(r.axis, -over)
@@ -694,14 +694,14 @@ func (r *robot) tryGetUp() {
 	r.footYaw = yawOf(&fw) - math.Pi/2
 	r.footPos = geom.Vec3{}
 	r.standPose()
-	d := geom.Vec3{p[0] - r.p[0], p[1] - r.p[1], 0}
+	d := geom.Vec3{X: p.X - r.p.X, Y: p.Y - r.p.Y, Z: 0}
 	r.footPos, r.p = r.footPos.Add(d), r.p.Add(d)
 	c0 := r.soleCorners(1, &r.R, r.p)
 	lo, hi := minMaxZ(&c0)
 	both := lo > -0.01 && hi < 0.01
 	com := r.p.Add(r.R.Apply(r.kin.com))
 	h, n := r.supportPolygon(&r.R, r.p, both)
-	dist, _, _ := outside(&h, n, [2]float64{com[0], com[1]})
+	dist, _, _ := outside(&h, n, [2]float64{com.X, com.Y})
 	if dist < -getUpMargin {
 		r.state = bodyRising
 		r.riseT = 0
@@ -733,7 +733,7 @@ func (r *robot) stepRise(dt float64) {
 func (r *robot) imu(dt float64) {
 	if r.hist == 0 {
 		r.gyr = geom.Vec3{}
-		r.acc = r.R.ApplyT(geom.Vec3{0, 0, gravity})
+		r.acc = r.R.ApplyT(geom.Vec3{X: 0, Y: 0, Z: gravity})
 		r.prevR, r.prevP, r.prevV, r.hist = r.R, r.p, geom.Vec3{}, 1
 		return
 	}
@@ -745,7 +745,7 @@ func (r *robot) imu(dt float64) {
 	if r.hist >= 2 {
 		a = v.Sub(r.prevV).Scale(1 / dt)
 	}
-	r.acc = r.R.ApplyT(a.Add(geom.Vec3{0, 0, gravity}))
+	r.acc = r.R.ApplyT(a.Add(geom.Vec3{X: 0, Y: 0, Z: gravity}))
 	r.prevR, r.prevP, r.prevV = r.R, r.p, v
 	if r.hist < 2 {
 		r.hist++

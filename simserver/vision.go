@@ -33,12 +33,12 @@ func viewPolar(c *geom.Pose3, rel geom.Vec3) (th, ph float64, ok bool) {
 	l := c.R.ApplyT(rel)
 	// Cheap cone tests first: |θ| ≤ 60° means ahead and |x| ≤ √3·y;
 	// |φ| ≤ 60° means |z| ≤ √3·√(x²+y²).
-	h2 := l[0]*l[0] + l[1]*l[1]
-	if l[1] <= 0 || l[0]*l[0] > 3.0000001*l[1]*l[1] || l[2]*l[2] > 3.0000001*h2 {
+	h2 := l.X*l.X + l.Y*l.Y
+	if l.Y <= 0 || l.X*l.X > 3.0000001*l.Y*l.Y || l.Z*l.Z > 3.0000001*h2 {
 		return 0, 0, false
 	}
-	th = normDeg(atan2(l[1], l[0])*deg - 90)
-	ph = atan2(l[2], math.Sqrt(h2)) * deg
+	th = normDeg(atan2(l.Y, l.X)*deg - 90)
+	ph = atan2(l.Z, math.Sqrt(h2)) * deg
 	if math.Abs(th) > viewHalf || math.Abs(ph) > viewHalf {
 		return 0, 0, false
 	}
@@ -71,7 +71,7 @@ func (w *World) appendObject(dst []byte, c *geom.Pose3, a *Agent, name string, p
 	dst = append(dst, " ("...)
 	dst = append(dst, name...)
 	dst = append(dst, " (pol "...)
-	dst = appendVec(dst, geom.Vec3{d, th, ph})
+	dst = appendVec(dst, geom.Vec3{X: d, Y: th, Z: ph})
 	return append(dst, "))"...), true
 }
 
@@ -94,8 +94,8 @@ func (w *World) appendSee(dst []byte, a *Agent) []byte {
 	pos, ball := c.P, w.ball.p
 	orient := yawOf(&c.R) * deg
 	if a.team == teamRight {
-		pos[0], pos[1] = -pos[0], -pos[1]
-		ball[0], ball[1] = -ball[0], -ball[1]
+		pos.X, pos.Y = -pos.X, -pos.Y
+		ball.X, ball.Y = -ball.X, -ball.Y
 		orient = normDeg(orient + 180)
 	}
 	dst = append(dst, " (mypos "...)
@@ -113,7 +113,7 @@ func (w *World) appendSee(dst []byte, a *Agent) []byte {
 			continue
 		}
 		d := rel.Norm()
-		o := normDeg(math.Atan2(-rel[1], -rel[0])*deg - f.orient)
+		o := normDeg(math.Atan2(-rel.Y, -rel.X)*deg - f.orient)
 		if w.noisy() {
 			d += w.rng.NormFloat64() * sigmaDistPct * d / 100
 			th += w.rng.NormFloat64() * sigmaTheta
@@ -123,7 +123,7 @@ func (w *World) appendSee(dst []byte, a *Agent) []byte {
 		dst = append(dst, " ("...)
 		dst = append(dst, featureNames[f.kind]...)
 		dst = append(dst, " (ffs "...)
-		dst = appendVec(dst, geom.Vec3{d, th, ph})
+		dst = appendVec(dst, geom.Vec3{X: d, Y: th, Z: ph})
 		dst = append(dst, ' ')
 		dst = appendF2(dst, o)
 		dst = append(dst, "))"...)

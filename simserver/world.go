@@ -92,7 +92,7 @@ func (a *Agent) Messages() int { return a.sent }
 
 // Pose returns the torso's position (world frame, m) and heading (deg).
 func (a *Agent) Pose() (x, y, z, heading float64) {
-	return a.r.p[0], a.r.p[1], a.r.p[2], a.r.heading() * deg
+	return a.r.p.X, a.r.p.Y, a.r.p.Z, a.r.heading() * deg
 }
 
 // State names what carries the body: floating, dropping, standing,
@@ -134,7 +134,7 @@ func NewWorld(cfg Config) (*World, error) {
 		agents: make([]*Agent, 0, 16),
 		sayers: make([]*Agent, 0, 16),
 	}
-	w.ball.p = geom.Vec3{cfg.BallStart[0], cfg.BallStart[1], BallRadius}
+	w.ball.p = geom.Vec3{X: cfg.BallStart[0], Y: cfg.BallStart[1], Z: BallRadius}
 	w.game.init()
 	if cfg.Physics == PhysicsODE {
 		p, err := newPhysics(cfg.PhysicsThreads)
@@ -142,7 +142,7 @@ func NewWorld(cfg Config) (*World, error) {
 			return nil, err
 		}
 		w.phys = p
-		p.scene.SetBall([3]float64(w.ball.p), [3]float64{})
+		p.scene.SetBall(w.ball.p.Array(), [3]float64{})
 	}
 	return w, nil
 }
@@ -164,7 +164,7 @@ func (w *World) Cycle() int64 { return w.cycle }
 func (w *World) Agents() []*Agent { return w.agents }
 
 // Ball returns the ball's position (m).
-func (w *World) Ball() (x, y, z float64) { return w.ball.p[0], w.ball.p[1], w.ball.p[2] }
+func (w *World) Ball() (x, y, z float64) { return w.ball.p.X, w.ball.p.Y, w.ball.p.Z }
 
 // PlayMode returns the current play mode's name.
 func (w *World) PlayMode() string { return playModes[w.game.mode] }
@@ -174,9 +174,9 @@ func (w *World) PlayMode() string { return playModes[w.game.mode] }
 func (w *World) AddAgent() *Agent {
 	a := &Agent{id: w.nextID, r: newRobot(), pid: -1}
 	w.nextID++
-	a.r.float(geom.Vec3{0, -1, 1.65}, math.Pi/2)
+	a.r.float(geom.Vec3{X: 0, Y: -1, Z: 1.65}, math.Pi/2)
 	const e = 0.005
-	a.calib = geom.Vec3{(2*w.rng.Float64() - 1) * e, (2*w.rng.Float64() - 1) * e, (2*w.rng.Float64() - 1) * e}
+	a.calib = geom.Vec3{X: (2*w.rng.Float64() - 1) * e, Y: (2*w.rng.Float64() - 1) * e, Z: (2*w.rng.Float64() - 1) * e}
 	w.agents = append(w.agents, a)
 	return a
 }
@@ -485,7 +485,7 @@ func (w *World) deliverSays() {
 			}
 			// The direction to the speaker in the listener's team frame
 			// (SoccerRuleAspect::Broadcast), not relative to its heading.
-			dx, dy := s.r.p[0]-h.r.p[0], s.r.p[1]-h.r.p[1]
+			dx, dy := s.r.p.X-h.r.p.X, s.r.p.Y-h.r.p.Y
 			if h.team == teamRight {
 				dx, dy = -dx, -dy
 			}

@@ -88,8 +88,8 @@ func TestJointModel(t *testing.T) {
 // and stops after about 2.6 s.
 func TestBallRollsLikeTheFork(t *testing.T) {
 	s := newSim(t, nil)
-	v := geom.Vec3{2, 0, 0}
-	s.w.ball.set(geom.Vec3{-1, 0, 0.05}, &v)
+	v := geom.Vec3{X: 2, Y: 0, Z: 0}
+	s.w.ball.set(geom.Vec3{X: -1, Y: 0, Z: 0.05}, &v)
 	stop := 0.0
 	for k := 1; k <= 500; k++ {
 		s.step(1)
@@ -97,7 +97,7 @@ func TestBallRollsLikeTheFork(t *testing.T) {
 			stop = float64(k) * s.w.dt
 		}
 	}
-	dist := s.w.ball.p[0] + 1
+	dist := s.w.ball.p.X + 1
 	if math.Abs(dist-1.64) > 0.08 {
 		t.Errorf("ball rolled %.3f m, want 1.64", dist)
 	}
@@ -157,16 +157,16 @@ func TestVisionGeometry(t *testing.T) {
 		s.step(1)
 	}
 	p := s.perception(0)
-	cam := geom.Vec3{p.See.MyPos[0], p.See.MyPos[1], p.See.MyPos[2]}
+	cam := geom.Vec3{X: p.See.MyPos[0], Y: p.See.MyPos[1], Z: p.See.MyPos[2]}
 	polar := func(pos geom.Vec3) simspark.Polar {
 		d := pos.Sub(cam)
-		return simspark.Polar{d.Norm(), math.Atan2(d[1], d[0]) * deg, math.Atan2(d[2], math.Hypot(d[0], d[1])) * deg}
+		return simspark.Polar{d.Norm(), math.Atan2(d.Y, d.X) * deg, math.Atan2(d.Z, math.Hypot(d.X, d.Y)) * deg}
 	}
 	for _, c := range []struct {
 		name string
 		pos  geom.Vec3
 	}{
-		{"G1R", geom.Vec3{4.5, 0.8, 0.8}}, {"G2R", geom.Vec3{4.5, -0.8, 0.8}}, {"B", geom.Vec3{0, 0, 0.05}},
+		{"G1R", geom.Vec3{X: 4.5, Y: 0.8, Z: 0.8}}, {"G2R", geom.Vec3{X: 4.5, Y: -0.8, Z: 0.8}}, {"B", geom.Vec3{X: 0, Y: 0, Z: 0.05}},
 	} {
 		got, ok := seeObject(p, c.name)
 		want := polar(c.pos)
@@ -185,8 +185,8 @@ func TestVisionGeometry(t *testing.T) {
 		t.Errorf("sees the own goal behind it")
 	}
 	// The penalty-area corner (3.9, 1.1) with orientation -45.
-	want := polar(geom.Vec3{3.9, 1.1, 0})
-	wantO := normDeg(math.Atan2(-(1.1-cam[1]), -(3.9-cam[0]))*deg + 45)
+	want := polar(geom.Vec3{X: 3.9, Y: 1.1, Z: 0})
+	wantO := normDeg(math.Atan2(-(1.1-cam.Y), -(3.9-cam.X))*deg + 45)
 	found := false
 	for _, f := range p.See.Features {
 		if p.Is(f.Name, "CNR") && math.Abs(f.V[1]-want[1]) < 0.02 {
@@ -205,7 +205,7 @@ func TestVisionGeometry(t *testing.T) {
 		seen bool
 	}{{58, true}, {62, false}, {-58, true}, {-62, false}} {
 		a := c.deg * rad
-		s.w.ball.set(geom.Vec3{cam[0] + 2*math.Cos(a), cam[1] + 2*math.Sin(a), 0.05}, nil)
+		s.w.ball.set(geom.Vec3{X: cam.X + 2*math.Cos(a), Y: cam.Y + 2*math.Sin(a), Z: 0.05}, nil)
 		s.step(3)
 		_, ok := seeObject(s.perception(0), "B")
 		if ok != c.seen {
@@ -262,7 +262,7 @@ func TestTeamsMirrored(t *testing.T) {
 	s := newSim(t, nil)
 	s.add("T", 1, -2, 0, 0)
 	s.add("O", 1, -1, 0.6, 0)
-	s.w.ball.set(geom.Vec3{1.5, 0.5, 0.05}, nil)
+	s.w.ball.set(geom.Vec3{X: 1.5, Y: 0.5, Z: 0.05}, nil)
 	s.step(40)
 	if s.agents[0].Team() != "Left" || s.agents[1].Team() != "Right" {
 		t.Fatalf("sides %s, %s; want Left, Right", s.agents[0].Team(), s.agents[1].Team())
@@ -466,19 +466,19 @@ func TestKickMovesTheBall(t *testing.T) {
 	// The ball just ahead of the right foot.
 	r := s.agents[0].r
 	foot := r.world(r.kin.sole[0])
-	s.w.ball.set(geom.Vec3{foot[0] + soleHalfL + 0.08, foot[1], BallRadius}, nil)
+	s.w.ball.set(geom.Vec3{X: foot.X + soleHalfL + 0.08, Y: foot.Y, Z: BallRadius}, nil)
 	s.step(5)
-	x0 := s.w.ball.p[0]
+	x0 := s.w.ball.p.X
 	s.maxV = MaxJointSpeed // a fast swing
 	s.drive(0, gaitPose(0, up, 0.08, low, -sh), 1)
 	s.step(100)
-	if d := s.w.ball.p[0] - x0; d < 0.2 {
+	if d := s.w.ball.p.X - x0; d < 0.2 {
 		t.Errorf("ball moved %.2f m after the kick, want > 0.2", d)
 	}
 	if st := s.agents[0].State(); st != "standing" {
 		t.Errorf("kicker %s", st)
 	}
-	t.Logf("ball moved %.2f m", s.w.ball.p[0]-x0)
+	t.Logf("ball moved %.2f m", s.w.ball.p.X-x0)
 }
 
 // TestFloatingBeforeInit: before init the robot hangs at (0, -1) with ACC 0

@@ -161,7 +161,7 @@ func (a *Adapter) updateCamera(p *simspark.Perception) {
 			h = p.See.MyPos[2]
 		}
 	}
-	a.cam = geom.Pose3{P: geom.Vec3{0, 0, h}, R: tilt(roll, pitch)}
+	a.cam = geom.Pose3{P: geom.Vec3{X: 0, Y: 0, Z: h}, R: tilt(roll, pitch)}
 	a.fromFK = false
 }
 
@@ -238,7 +238,7 @@ func (a *Adapter) SimTime() (float64, bool) { return a.simTime, a.times > 0 && a
 
 // CameraHeight returns the camera height used for the last See block and
 // whether it came from the forward kinematics (else from mypos).
-func (a *Adapter) CameraHeight() (float64, bool) { return a.cam.P[2], a.fromFK }
+func (a *Adapter) CameraHeight() (float64, bool) { return a.cam.P.Z, a.fromFK }
 
 // WriteJoints implements hal.JointActuator: it takes the targets the next
 // AppendJointVelocities steers to. Targets are clamped to the NAO's range;

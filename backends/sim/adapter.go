@@ -266,24 +266,15 @@ type AngleFilter struct {
 func (f *AngleFilter) Update(imu hal.IMU, dt float64) hal.BodyAngles {
 	prev, prevInit := f.up, f.init
 	f.update(imu, dt)
-	if !finite3(f.up) {
+	if !f.up.Finite() {
 		f.up, f.init = prev, prevInit
 	}
 	return f.Angles()
 }
 
-func finite3(v geom.Vec3) bool {
-	for _, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return false
-		}
-	}
-	return true
-}
-
 func (f *AngleFilter) update(imu hal.IMU, dt float64) {
-	a := imu.Accel.Geom()
-	n := math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2])
+	a := imu.Accel
+	n := math.Sqrt(a.X*a.X + a.Y*a.Y + a.Z*a.Z)
 	accOK := math.Abs(n-float64(hal.Gravity)) < 0.3*float64(hal.Gravity)
 	switch {
 	case !f.init && !accOK:
@@ -291,8 +282,8 @@ func (f *AngleFilter) update(imu hal.IMU, dt float64) {
 	case !f.init:
 		f.up, f.init = a.Scale(1/n), true
 	default:
-		w := imu.Gyro.Geom()
-		if wn := math.Sqrt(w[0]*w[0] + w[1]*w[1] + w[2]*w[2]); wn > 0 {
+		w := imu.Gyro
+		if wn := math.Sqrt(w.X*w.X + w.Y*w.Y + w.Z*w.Z); wn > 0 {
 			// The body turns by w·dt, so a world-fixed vector turns by
 			// -w·dt in body coordinates.
 			r := geom.RotAxis(w.Scale(1/wn), -wn*dt)
@@ -302,7 +293,7 @@ func (f *AngleFilter) update(imu hal.IMU, dt float64) {
 			k := dt / (f.Tau + dt)
 			f.up = f.up.Scale(1 - k).Add(a.Scale(k / n))
 		}
-		if l := math.Sqrt(f.up[0]*f.up[0] + f.up[1]*f.up[1] + f.up[2]*f.up[2]); l > 0 {
+		if l := math.Sqrt(f.up.X*f.up.X + f.up.Y*f.up.Y + f.up.Z*f.up.Z); l > 0 {
 			f.up = f.up.Scale(1 / l)
 		}
 	}
@@ -317,8 +308,8 @@ func (f *AngleFilter) Angles() hal.BodyAngles {
 		return hal.BodyAngles{}
 	}
 	return hal.BodyAngles{
-		Roll:  hal.Radians(math.Atan2(u[1], u[2])),
-		Pitch: hal.Radians(math.Atan2(-u[0], math.Hypot(u[1], u[2]))),
+		Roll:  hal.Radians(math.Atan2(u.Y, u.Z)),
+		Pitch: hal.Radians(math.Atan2(-u.X, math.Hypot(u.Y, u.Z))),
 	}
 }
 

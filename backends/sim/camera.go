@@ -94,7 +94,7 @@ func pivotFromHead() geom.Vec3 { return headPitchHinge.pivot.Sub(cameraZero) }
 
 // simNeckHeight is the SimSpark NAO's head joints' height above its hip
 // pitch joints at the zero pose (the camera matrix's neck height).
-func simNeckHeight() hal.Metres { return hal.Metres(headPitchHinge.pivot[2] - legs[0][2].pivot[2]) }
+func simNeckHeight() hal.Metres { return hal.Metres(headPitchHinge.pivot.Z - legs[0][2].pivot.Z) }
 
 // SimSparkCamera returns the model of camera id of the simulated NAO at
 // w × h: the NAO v6's intrinsics and mounting (package body) on the
@@ -174,13 +174,13 @@ func (rig *cameraRig) render(a *Adapter, p *simspark.Perception, t time.Duration
 	yaw := geom.Mat3{c, -s, 0, s, c, 0, 0, 0, 1}
 	head := yaw.Mul(a.cam.R)
 	mp := p.See.MyPos
-	pivot := geom.Vec3{mp[0], mp[1], mp[2]}.Add(head.Apply(pivotFromHead()))
+	pivot := geom.Vec3{X: mp[0], Y: mp[1], Z: mp[2]}.Add(head.Apply(pivotFromHead()))
 	var errs error
 	for i := range rig.cams {
 		rc := &rig.cams[i]
 		m := rc.info.Mounting
-		pos := pivot.Add(head.Apply(geom.Vec3{m.Pos.X, m.Pos.Y, m.Pos.Z}))
-		tilt := geom.RotAxis(geom.Vec3{0, 1, 0}, float64(m.Pitch))
+		pos := pivot.Add(head.Apply(geom.Vec3{X: m.Pos.X, Y: m.Pos.Y, Z: m.Pos.Z}))
+		tilt := geom.RotAxis(geom.Vec3{X: 0, Y: 1, Z: 0}, float64(m.Pitch))
 		cr := head.Mul(tilt)
 		pose := geom.Pose3{P: pos, R: cr}
 		f, ok := rig.pool.Get()
@@ -218,7 +218,7 @@ func (rig *cameraRig) buildScene(a *Adapter, p *simspark.Perception) {
 			z = r
 		}
 		bx, by := float64(a.truth.Ball.X), float64(a.truth.Ball.Y)
-		sc.Ball = geom.Vec3{bx, by, z}
+		sc.Ball = geom.Vec3{X: bx, Y: by, Z: z}
 		sc.BallRot = render.RollingBallRot(bx, by, r)
 	}
 	sc.NRobots = 0

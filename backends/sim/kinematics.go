@@ -12,8 +12,8 @@ import (
 // body angles: R = Ry(pitch)·Rx(roll), the yaw-free part of a Z-Y-X Euler
 // rotation, which is the convention the angle filter estimates.
 func tilt(roll, pitch float64) geom.Mat3 {
-	ry := geom.RotAxis(geom.Vec3{0, 1, 0}, pitch)
-	rx := geom.RotAxis(geom.Vec3{1, 0, 0}, roll)
+	ry := geom.RotAxis(geom.Vec3{X: 0, Y: 1, Z: 0}, pitch)
+	rx := geom.RotAxis(geom.Vec3{X: 1, Y: 0, Z: 0}, roll)
 	return ry.Mul(rx)
 }
 
@@ -52,7 +52,7 @@ func init() {
 		if !ok || !known {
 			panic("backends/sim: the body table has no hinge " + eff)
 		}
-		return hinge{id, h.Anchor.Geom(), h.Axis.Geom()}
+		return hinge{id, h.Anchor, h.Axis}
 	}
 	for i, side := range []string{"l", "r"} {
 		for k := range 6 {
@@ -60,12 +60,12 @@ func init() {
 		}
 	}
 	headYawHinge, headPitchHinge = get("he1"), get("he2")
-	cameraZero = m.Parts[m.PartIndex("head")].Pos.Geom()
+	cameraZero = m.Parts[m.PartIndex("head")].Pos
 	hip := legs[0][0].pivot
 	ankleRelHip = legs[0][4].pivot.Sub(hip)
 	foot := m.Parts[m.PartIndex("lfoot")]
-	soleRelHip = foot.Pos.Geom().Sub(geom.Vec3{0, 0, foot.Size.Z / 2}).Sub(hip)
-	soleRelHip[1] = 0
+	soleRelHip = foot.Pos.Sub(geom.Vec3{X: 0, Y: 0, Z: foot.Size.Z / 2}).Sub(hip)
+	soleRelHip.Y = 0
 }
 
 // apply moves point p (zero-pose coordinates of a body distal to joints
@@ -94,9 +94,9 @@ func camera(angles *[simspark.NumJoints]float64, roll, pitch float64) geom.Pose3
 		l := legs[i][:]
 		hip := l[0].pivot
 		ankles = ankles.Add(rt.Apply(apply(l[:4], angles, hip.Add(ankleRelHip))))
-		ground = min(ground, rt.Apply(apply(l, angles, hip.Add(soleRelHip)))[2])
+		ground = min(ground, rt.Apply(apply(l, angles, hip.Add(soleRelHip))).Z)
 	}
-	origin := geom.Vec3{ankles[0] / 2, ankles[1] / 2, ground}
+	origin := geom.Vec3{X: ankles.X / 2, Y: ankles.Y / 2, Z: ground}
 	head := [2]hinge{headYawHinge, headPitchHinge}
 	cam := rt.Apply(apply(head[:], angles, cameraZero)).Sub(origin)
 	ry := geom.RotAxis(headYawHinge.axis, angles[simspark.HJ1])

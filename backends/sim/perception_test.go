@@ -223,11 +223,11 @@ func see(t *testing.T, headDeg float64, items string) *simspark.Perception {
 // frame, metres) seen by a standing robot with head yaw headDeg.
 func pol(x, y, z, headDeg float64) string {
 	cam := camera(&[simspark.NumJoints]float64{simspark.HJ1: headDeg * deg}, 0, 0)
-	w := geom.Vec3{x, y, z}.Sub(cam.P)
+	w := geom.Vec3{X: x, Y: y, Z: z}.Sub(cam.P)
 	r := cam.R
 	l := r.ApplyT(w)
-	d := math.Sqrt(l[0]*l[0] + l[1]*l[1] + l[2]*l[2])
-	return "(pol " + ftoa(d) + " " + ftoa(math.Atan2(l[1], l[0])/deg) + " " + ftoa(math.Atan2(l[2], math.Hypot(l[0], l[1]))/deg) + ")"
+	d := math.Sqrt(l.X*l.X + l.Y*l.Y + l.Z*l.Z)
+	return "(pol " + ftoa(d) + " " + ftoa(math.Atan2(l.Y, l.X)/deg) + " " + ftoa(math.Atan2(l.Z, math.Hypot(l.X, l.Y))/deg) + ")"
 }
 
 func TestVisionCuts(t *testing.T) {

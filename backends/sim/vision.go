@@ -71,18 +71,18 @@ func (va *visionAdapter) ground(cam *geom.Pose3, pol simspark.Polar, z float64) 
 		h += va.rng.NormFloat64() * va.cfg.NoiseAngleDeg * deg
 		v += va.rng.NormFloat64() * va.cfg.NoiseAngleDeg * deg
 	}
-	dir := cam.R.Apply(geom.Vec3{math.Cos(v) * math.Cos(h), math.Cos(v) * math.Sin(h), math.Sin(v)})
-	horiz := math.Hypot(dir[0], dir[1])
+	dir := cam.R.Apply(geom.Vec3{X: math.Cos(v) * math.Cos(h), Y: math.Cos(v) * math.Sin(h), Z: math.Sin(v)})
+	horiz := math.Hypot(dir.X, dir.Y)
 	g := d * horiz // without a known height: the measured direction
-	if dh := cam.P[2] - z; !math.IsNaN(z) && d > math.Abs(dh) {
+	if dh := cam.P.Z - z; !math.IsNaN(z) && d > math.Abs(dh) {
 		g = math.Sqrt(d*d - dh*dh)
 	}
 	var ux, uy float64
 	if horiz > 1e-9 {
-		ux, uy = dir[0]/horiz, dir[1]/horiz
+		ux, uy = dir.X/horiz, dir.Y/horiz
 	}
 	return seen{
-		pos:    hal.Vec2{X: cam.P[0] + g*ux, Y: cam.P[1] + g*uy},
+		pos:    hal.Vec2{X: cam.P.X + g*ux, Y: cam.P.Y + g*uy},
 		inView: math.Abs(h) <= va.halfFOV,
 	}
 }
@@ -289,8 +289,8 @@ func groundTruth(p *simspark.Perception, cam *geom.Pose3, headYaw float64, gt *h
 	if pos && orien {
 		h := math.Remainder(s.MyOrien*deg-headYaw, 2*math.Pi)
 		c, sn := math.Cos(h), math.Sin(h)
-		x := s.MyPos[0] - (c*cam.P[0] - sn*cam.P[1])
-		y := s.MyPos[1] - (sn*cam.P[0] + c*cam.P[1])
+		x := s.MyPos[0] - (c*cam.P.X - sn*cam.P.Y)
+		y := s.MyPos[1] - (sn*cam.P.X + c*cam.P.Y)
 		gt.Pose = hal.Pose2{X: hal.Metres(x), Y: hal.Metres(y), Heading: hal.Radians(h)}
 		gt.HeadHeight = hal.Metres(s.MyPos[2])
 		gt.Valid = true

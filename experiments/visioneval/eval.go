@@ -268,7 +268,7 @@ func (ev *evaluator) frame(t *render.Truth, data []byte) error {
 	} else {
 		ev.rep.TopFrames++
 	}
-	pose := geom.Pose3{P: t.CameraPos, R: t.CameraRot}
+	pose := geom.Pose3{P: geom.V3(t.CameraPos), R: t.CameraRot}
 	m := Matrix(&pose, t.Robot, render.NAOIntrinsics(t.Width, t.Height))
 	res, err := pipe.Process(vision.Image{Data: data, Width: t.Width, Height: t.Height}, &m, nil)
 	if err != nil {

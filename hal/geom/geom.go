@@ -12,29 +12,42 @@ import "math"
 
 // Vec3 is a point or direction, in the frame and unit its user documents
 // (metres, unless said otherwise).
-type Vec3 [3]float64
+type Vec3 struct{ X, Y, Z float64 }
+
+// V3 returns the vector of the components a (x, y, z), as the simulator's
+// messages and ODE hand them over.
+func V3(a [3]float64) Vec3 { return Vec3{X: a[0], Y: a[1], Z: a[2]} }
+
+// Finite reports whether every component is a number (not NaN or ±Inf).
+func (a Vec3) Finite() bool {
+	return !math.IsNaN(a.X) && !math.IsInf(a.X, 0) && !math.IsNaN(a.Y) && !math.IsInf(a.Y, 0) &&
+		!math.IsNaN(a.Z) && !math.IsInf(a.Z, 0)
+}
+
+// Array returns a's components (x, y, z).
+func (a Vec3) Array() [3]float64 { return [3]float64{a.X, a.Y, a.Z} }
 
 // Add returns a+b.
-func (a Vec3) Add(b Vec3) Vec3 { return Vec3{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
+func (a Vec3) Add(b Vec3) Vec3 { return Vec3{X: a.X + b.X, Y: a.Y + b.Y, Z: a.Z + b.Z} }
 
 // Sub returns a-b.
-func (a Vec3) Sub(b Vec3) Vec3 { return Vec3{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
+func (a Vec3) Sub(b Vec3) Vec3 { return Vec3{X: a.X - b.X, Y: a.Y - b.Y, Z: a.Z - b.Z} }
 
 // Scale returns s·a.
-func (a Vec3) Scale(s float64) Vec3 { return Vec3{a[0] * s, a[1] * s, a[2] * s} }
+func (a Vec3) Scale(s float64) Vec3 { return Vec3{X: a.X * s, Y: a.Y * s, Z: a.Z * s} }
 
 // Dot returns a·b.
-func (a Vec3) Dot(b Vec3) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
+func (a Vec3) Dot(b Vec3) float64 { return a.X*b.X + a.Y*b.Y + a.Z*b.Z }
 
 // Norm returns |a|.
-func (a Vec3) Norm() float64 { return math.Sqrt(a[0]*a[0] + a[1]*a[1] + a[2]*a[2]) }
+func (a Vec3) Norm() float64 { return math.Sqrt(a.X*a.X + a.Y*a.Y + a.Z*a.Z) }
 
 // Lerp returns a + (b-a)·t: a at t=0, b at t=1.
 func (a Vec3) Lerp(b Vec3, t float64) Vec3 { return a.Add(b.Sub(a).Scale(t)) }
 
 // Cross returns a×b.
 func (a Vec3) Cross(b Vec3) Vec3 {
-	return Vec3{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+	return Vec3{X: a.Y*b.Z - a.Z*b.Y, Y: a.Z*b.X - a.X*b.Z, Z: a.X*b.Y - a.Y*b.X}
 }
 
 // Unit returns a/|a|, or a itself when it is zero.
@@ -69,18 +82,18 @@ func (m Mat3) Mul(n Mat3) Mat3 {
 // Apply returns m·v.
 func (m Mat3) Apply(v Vec3) Vec3 {
 	return Vec3{
-		m[0]*v[0] + m[1]*v[1] + m[2]*v[2],
-		m[3]*v[0] + m[4]*v[1] + m[5]*v[2],
-		m[6]*v[0] + m[7]*v[1] + m[8]*v[2],
+		X: m[0]*v.X + m[1]*v.Y + m[2]*v.Z,
+		Y: m[3]*v.X + m[4]*v.Y + m[5]*v.Z,
+		Z: m[6]*v.X + m[7]*v.Y + m[8]*v.Z,
 	}
 }
 
 // ApplyT returns mᵀ·v (for a rotation, the inverse rotation).
 func (m Mat3) ApplyT(v Vec3) Vec3 {
 	return Vec3{
-		m[0]*v[0] + m[3]*v[1] + m[6]*v[2],
-		m[1]*v[0] + m[4]*v[1] + m[7]*v[2],
-		m[2]*v[0] + m[5]*v[1] + m[8]*v[2],
+		X: m[0]*v.X + m[3]*v.Y + m[6]*v.Z,
+		Y: m[1]*v.X + m[4]*v.Y + m[7]*v.Z,
+		Z: m[2]*v.X + m[5]*v.Y + m[8]*v.Z,
 	}
 }
 
@@ -90,10 +103,10 @@ func (m Mat3) T() Mat3 {
 }
 
 // Col returns column c: the image of axis c.
-func (m Mat3) Col(c int) Vec3 { return Vec3{m[c], m[3+c], m[6+c]} }
+func (m Mat3) Col(c int) Vec3 { return Vec3{X: m[c], Y: m[3+c], Z: m[6+c]} }
 
 // Row returns row r.
-func (m Mat3) Row(r int) Vec3 { return Vec3{m[3*r], m[3*r+1], m[3*r+2]} }
+func (m Mat3) Row(r int) Vec3 { return Vec3{X: m[3*r], Y: m[3*r+1], Z: m[3*r+2]} }
 
 // RotX is the rotation by a radians about x.
 func RotX(a float64) Mat3 {
@@ -120,7 +133,7 @@ func RotZ(a float64) Mat3 {
 func RotAxis(u Vec3, a float64) Mat3 {
 	s, c := math.Sincos(a)
 	t := 1 - c
-	x, y, z := u[0], u[1], u[2]
+	x, y, z := u.X, u.Y, u.Z
 	return Mat3{
 		t*x*x + c, t*x*y - s*z, t*x*z + s*y,
 		t*x*y + s*z, t*y*y + c, t*y*z - s*x,
@@ -167,7 +180,7 @@ func (m Mat3) RotVec() Vec3 {
 		tr = -1
 	}
 	a := math.Acos(tr)
-	w := Vec3{m[7] - m[5], m[2] - m[6], m[3] - m[1]}
+	w := Vec3{X: m[7] - m[5], Y: m[2] - m[6], Z: m[3] - m[1]}
 	if a < 1e-9 {
 		return w.Scale(0.5)
 	}
@@ -183,7 +196,7 @@ func (m Mat3) RotVec() Vec3 {
 		if m[2] < 0 {
 			z = -z
 		}
-		return Vec3{x, y, z}.Scale(a)
+		return Vec3{X: x, Y: y, Z: z}.Scale(a)
 	}
 	return w.Scale(a / (2 * s))
 }
@@ -195,7 +208,7 @@ func (m *Mat3) Orthonormalize() {
 	y := m.Col(1)
 	y = y.Sub(x.Scale(x.Dot(y))).Unit()
 	z := x.Cross(y)
-	*m = Mat3{x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2]}
+	*m = Mat3{x.X, y.X, z.X, x.Y, y.Y, z.Y, x.Z, y.Z, z.Z}
 }
 
 // Slerp interpolates rotations: a at t=0, b at t=1.

@@ -14,13 +14,13 @@ func TestRotations(t *testing.T) {
 		in   Vec3
 		want Vec3
 	}{
-		{"x about z by 90°", RotZ(math.Pi / 2), Vec3{1, 0, 0}, Vec3{0, 1, 0}},
-		{"x about y by 90° points down", RotY(math.Pi / 2), Vec3{1, 0, 0}, Vec3{0, 0, -1}},
-		{"y about x by 90°", RotX(math.Pi / 2), Vec3{0, 1, 0}, Vec3{0, 0, 1}},
-		{"axis z is RotZ", RotAxis(Vec3{0, 0, 1}, 0.3), Vec3{1, 2, 3}, RotZ(0.3).Apply(Vec3{1, 2, 3})},
-		{"m·RotX is MulRotX", RotZ(0.4).MulRotX(0.7), Vec3{1, 2, 3}, RotZ(0.4).Mul(RotX(0.7)).Apply(Vec3{1, 2, 3})},
-		{"m·RotY is MulRotY", RotX(0.4).MulRotY(-0.7), Vec3{1, 2, 3}, RotX(0.4).Mul(RotY(-0.7)).Apply(Vec3{1, 2, 3})},
-		{"m·RotZ is MulRotZ", RotY(0.4).MulRotZ(1.7), Vec3{1, 2, 3}, RotY(0.4).Mul(RotZ(1.7)).Apply(Vec3{1, 2, 3})},
+		{"x about z by 90°", RotZ(math.Pi / 2), Vec3{X: 1, Y: 0, Z: 0}, Vec3{X: 0, Y: 1, Z: 0}},
+		{"x about y by 90° points down", RotY(math.Pi / 2), Vec3{X: 1, Y: 0, Z: 0}, Vec3{X: 0, Y: 0, Z: -1}},
+		{"y about x by 90°", RotX(math.Pi / 2), Vec3{X: 0, Y: 1, Z: 0}, Vec3{X: 0, Y: 0, Z: 1}},
+		{"axis z is RotZ", RotAxis(Vec3{X: 0, Y: 0, Z: 1}, 0.3), Vec3{X: 1, Y: 2, Z: 3}, RotZ(0.3).Apply(Vec3{X: 1, Y: 2, Z: 3})},
+		{"m·RotX is MulRotX", RotZ(0.4).MulRotX(0.7), Vec3{X: 1, Y: 2, Z: 3}, RotZ(0.4).Mul(RotX(0.7)).Apply(Vec3{X: 1, Y: 2, Z: 3})},
+		{"m·RotY is MulRotY", RotX(0.4).MulRotY(-0.7), Vec3{X: 1, Y: 2, Z: 3}, RotX(0.4).Mul(RotY(-0.7)).Apply(Vec3{X: 1, Y: 2, Z: 3})},
+		{"m·RotZ is MulRotZ", RotY(0.4).MulRotZ(1.7), Vec3{X: 1, Y: 2, Z: 3}, RotY(0.4).Mul(RotZ(1.7)).Apply(Vec3{X: 1, Y: 2, Z: 3})},
 	} {
 		if got := tc.m.Apply(tc.in); !near(got, tc.want, 1e-12) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
@@ -32,7 +32,7 @@ func TestRotations(t *testing.T) {
 }
 
 func TestRotVecAndSlerp(t *testing.T) {
-	u := Vec3{1, 2, 2}.Unit()
+	u := Vec3{X: 1, Y: 2, Z: 2}.Unit()
 	for _, a := range []float64{0, 1e-10, 0.5, 2, math.Pi - 1e-3} {
 		if got := RotAxis(u, a).RotVec(); !near(got, u.Scale(a), 1e-6) {
 			t.Errorf("RotVec of %g about %v = %v", a, u, got)
@@ -48,7 +48,7 @@ func TestRotVecAndSlerp(t *testing.T) {
 }
 
 func TestOrthonormalize(t *testing.T) {
-	m := RotAxis(Vec3{0, 0.6, 0.8}, 1)
+	m := RotAxis(Vec3{X: 0, Y: 0.6, Z: 0.8}, 1)
 	m[0] += 1e-6
 	m.Orthonormalize()
 	for i := range 3 {
@@ -65,8 +65,8 @@ func TestOrthonormalize(t *testing.T) {
 }
 
 func TestPose3(t *testing.T) {
-	p := Pose3{R: RotZ(0.3).Mul(RotY(-0.2)), P: Vec3{1, -2, 0.5}}
-	q := Vec3{0.1, 0.2, 0.3}
+	p := Pose3{R: RotZ(0.3).Mul(RotY(-0.2)), P: Vec3{X: 1, Y: -2, Z: 0.5}}
+	q := Vec3{X: 0.1, Y: 0.2, Z: 0.3}
 	if got := p.Inv().Apply(p.Apply(q)); !near(got, q, 1e-12) {
 		t.Errorf("p⁻¹·p·q = %v, want %v", got, q)
 	}

@@ -17,7 +17,6 @@ const vectorHome = "hal/geom"
 // vectorTypesElsewhere are the vector-shaped types outside hal/geom that
 // are no copy of it, each with the reason.
 var vectorTypesElsewhere = map[string]string{
-	"hal.Vec3":             "the contract's value form of a sensor vector (IMU, mounting), with named fields as recordings and the debug page carry it; Geom converts",
 	"hal.Vec2":             "the contract's ground-plane point, as the blackboard carries it",
 	"hal.Pose2":            "the contract's ground-plane pose in typed units (Metres, Radians), as the blackboard carries it; Pose2Of converts",
 	"msg.Cov3":             "a covariance matrix (x, y, heading), no rotation",
@@ -172,8 +171,9 @@ func TestVectorRuleCatchesAViolation(t *testing.T) {
 		{"render/camera.go", "package render\ntype Pose struct {\n\tPos geom.Vec3\n\tRot geom.Mat3\n}", true},
 		{"render/camera.go", "package render\ntype Mount struct {\n\tPos geom.Vec3\n\tTilt float64\n}", false},
 		{"modules/motion/walk/pose.go", "package walk\ntype Pose = geom.Pose2", false},
-		{"hal/geom/geom.go", "package geom\ntype Vec3 [3]float64\ntype Mat3 [9]float64", false},
-		{"hal/units.go", "package hal\ntype Vec3 struct{ X, Y, Z float64 }", false},
+		{"hal/geom/geom.go", "package geom\ntype Vec3 struct{ X, Y, Z float64 }\ntype Mat3 [9]float64", false},
+		{"hal/units.go", "package hal\ntype Vec3 struct{ X, Y, Z float64 }", true},
+		{"hal/units.go", "package hal\ntype Vec3 = geom.Vec3", false},
 		{"hal/body/body.go", "package body\ntype Vec3 struct{ X, Y, Z float64 }", true},
 		{"msg/world.go", "package msg\ntype Cov3 [3][3]float64", false},
 		{"msg/ball.go", "package msg\ntype Vel [2]float64", true},

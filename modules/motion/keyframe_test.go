@@ -331,11 +331,11 @@ func playKick(t *testing.T, foot kinematics.Side, dir float64) kickRun {
 		done := k.Step(0.01, &out)
 		legs := kinematics.LegsFrom(&out.Angle)
 		rel := g.FK(supportSide, &legs[supportSide]).Inv().Mul(g.FK(foot, &legs[foot]))
-		run.lift = max(run.lift, rel.P[2])
+		run.lift = max(run.lift, rel.P.Z)
 		if i > 0 {
 			v := rel.P.Sub(prev.P).Scale(100)
-			if s := math.Hypot(v[0], v[1]); s > run.speed {
-				run.speed, run.dir = s, math.Atan2(v[1], v[0])
+			if s := math.Hypot(v.X, v.Y); s > run.speed {
+				run.speed, run.dir = s, math.Atan2(v.Y, v.X)
 			}
 		}
 		prev = rel

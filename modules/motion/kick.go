@@ -55,11 +55,11 @@ func (k *kick) Step(dt float64, out *hal.JointCommand) bool {
 	s := k.kicking.Other()
 	sup := k.geom.FK(s, &legs[s])
 	rel := sup.Inv().Mul(k.geom.FK(k.kicking, &legs[k.kicking]))
-	dx, dy := rel.P[0]-k.start.P[0], rel.P[1]-k.start.P[1]
+	dx, dy := rel.P.X-k.start.P.X, rel.P.Y-k.start.P.Y
 	sn, cs := math.Sincos(k.dir)
 	frac := min(math.Hypot(dx, dy)/turnRadius, 1)
-	rel.P[0] = k.start.P[0] + cs*dx - sn*dy
-	rel.P[1] = k.start.P[1] + sn*dx + cs*dy
+	rel.P.X = k.start.P.X + cs*dx - sn*dy
+	rel.P.Y = k.start.P.Y + sn*dx + cs*dy
 	rel.R = geom.RotZ(rel.R.Yaw() + k.dir*frac)
 	target := sup.Mul(rel)
 	fs, _ := kinematics.Flat(sup)

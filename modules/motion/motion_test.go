@@ -159,7 +159,7 @@ func (h *harness) step() {
 	h.cmdR.Load(&h.cmd)
 	h.stateR.Load(&h.state)
 	o := h.state.Odometry
-	h.odo = h.odo.Mul(geom.Pose3{R: geom.RotZ(float64(o.Heading)), P: geom.Vec3{float64(o.X), float64(o.Y), 0}})
+	h.odo = h.odo.Mul(geom.Pose3{R: geom.RotZ(float64(o.Heading)), P: geom.Vec3{X: float64(o.X), Y: float64(o.Y), Z: 0}})
 	for j := range h.cmd.Angle {
 		a, s := h.cmd.Angle[j], h.cmd.Stiffness[j]
 		if a < hal.Joints[j].Min || a > hal.Joints[j].Max || math.IsNaN(float64(a)) || s < 0 || s > 1 {
@@ -301,13 +301,13 @@ func TestWalkKickWalk(t *testing.T) {
 		t.Fatalf("kick took %v", d)
 	}
 	h.until(100, "walking again", func() bool { return h.state.Active == msg.MotionWalk })
-	x0 := h.odo.P[0]
+	x0 := h.odo.P.X
 	for range 300 {
 		h.step()
 	}
 	// At the top speed (walkReq asks for more), less the acceleration.
-	if top := float64(walk.DefaultConfig().MaxForward); h.odo.P[0]-x0 < 2*top {
-		t.Fatalf("walked only %.3f m in 3 s after the kick", h.odo.P[0]-x0)
+	if top := float64(walk.DefaultConfig().MaxForward); h.odo.P.X-x0 < 2*top {
+		t.Fatalf("walked only %.3f m in 3 s after the kick", h.odo.P.X-x0)
 	}
 	t.Logf("kick %v", time.Duration(kickTicks)*h.tick.Period)
 }
@@ -439,16 +439,16 @@ func TestModuleWalksWithHeadScan(t *testing.T) {
 		}
 	}
 	// 10 s at the top speed, less at most 1.5 s of acceleration.
-	if x := h.odo.P[0]; x < top*8.5 || x > top*10+1e-9 {
+	if x := h.odo.P.X; x < top*8.5 || x > top*10+1e-9 {
 		t.Fatalf("odometry %.3f m forward in 10 s at %.2f m/s", x, top)
 	}
-	if math.Abs(h.odo.P[1]) > 0.02 {
-		t.Fatalf("odometry %.3f m sideways", h.odo.P[1])
+	if math.Abs(h.odo.P.Y) > 0.02 {
+		t.Fatalf("odometry %.3f m sideways", h.odo.P.Y)
 	}
 	if yawHi-yawLo < 1 {
 		t.Fatalf("the head scanned only %.2f … %.2f rad", yawLo, yawHi)
 	}
-	t.Logf("odometry (%.3f, %.3f) m in 10 s, head yaw %.2f … %.2f rad", h.odo.P[0], h.odo.P[1], yawLo, yawHi)
+	t.Logf("odometry (%.3f, %.3f) m in 10 s, head yaw %.2f … %.2f rad", h.odo.P.X, h.odo.P.Y, yawLo, yawHi)
 }
 
 // TestWiresWithoutIMUOrPerception: a backend without an IMU and a stack
@@ -457,7 +457,7 @@ func TestWiresWithoutIMUOrPerception(t *testing.T) {
 	h := newHarness(t, harnessOpt{noIMU: true, noBody: true})
 	h.req = msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: 0.2}}
 	// From all joints at zero: the stand settles first (≤ 1.5 s).
-	h.until(800, "0.8 m walked", func() bool { return h.odo.P[0] > 0.8 })
+	h.until(800, "0.8 m walked", func() bool { return h.odo.P.X > 0.8 })
 }
 
 // TestOutputsAlwaysWithinLimits drives every motion with hostile requests

@@ -136,7 +136,7 @@ func hipYawPitchRot(s Side, h float64) geom.Mat3 {
 }
 
 func (g *Geometry) hip(s Side) geom.Vec3 {
-	return geom.Vec3{g.HipOffsetX, s.Sign() * g.HipOffsetY, g.HipOffsetZ}
+	return geom.Vec3{X: g.HipOffsetX, Y: s.Sign() * g.HipOffsetY, Z: g.HipOffsetZ}
 }
 
 // LegFrames are the frames of one leg's links in the torso frame.
@@ -157,11 +157,11 @@ func (g *Geometry) Frames(s Side, a *LegAngles) LegFrames {
 	f.Thigh.R = hipYawPitchRot(s, a[HipYawPitch]).Mul(geom.RotX(a[HipRoll])).Mul(geom.RotY(a[HipPitch]))
 	f.Thigh.P = g.hip(s)
 	f.Tibia.R = f.Thigh.R.Mul(geom.RotY(a[KneePitch]))
-	f.Tibia.P = f.Thigh.Apply(geom.Vec3{0, 0, -g.Thigh})
+	f.Tibia.P = f.Thigh.Apply(geom.Vec3{X: 0, Y: 0, Z: -g.Thigh})
 	f.Foot.R = f.Tibia.R.Mul(geom.RotY(a[AnklePitch])).Mul(geom.RotX(a[AnkleRoll]))
-	f.Foot.P = f.Tibia.Apply(geom.Vec3{0, 0, -g.Tibia})
+	f.Foot.P = f.Tibia.Apply(geom.Vec3{X: 0, Y: 0, Z: -g.Tibia})
 	f.Sole.R = f.Foot.R
-	f.Sole.P = f.Foot.Apply(geom.Vec3{0, 0, -g.FootHeight})
+	f.Sole.P = f.Foot.Apply(geom.Vec3{X: 0, Y: 0, Z: -g.FootHeight})
 	return f
 }
 
@@ -171,7 +171,7 @@ func (g *Geometry) FK(s Side, a *LegAngles) geom.Pose3 { return g.Frames(s, a).S
 // Flat reads a sole pose as a FootPose; it also returns the sole's tilt
 // from the torso's xy plane (0 for a flat foot).
 func Flat(p geom.Pose3) (FootPose, float64) {
-	return FootPose{X: p.P[0], Y: p.P[1], Z: p.P[2], Yaw: p.R.Yaw()}, p.R.Tilt()
+	return FootPose{X: p.P.X, Y: p.P.Y, Z: p.P.Z, Yaw: p.R.Yaw()}, p.R.Tilt()
 }
 
 // MaxReach returns the longest hip-to-ankle distance the IK uses; targets
@@ -189,7 +189,7 @@ func (g *Geometry) reach(v geom.Vec3) (geom.Vec3, float64, bool) {
 	switch {
 	case !(l > 1e-9):
 		// On the hip or NaN: straight down, as short as allowed.
-		return geom.Vec3{0, 0, -lmin}, lmin, false
+		return geom.Vec3{X: 0, Y: 0, Z: -lmin}, lmin, false
 	case l > lmax:
 		return v.Scale(lmax / l), lmax, false
 	case l < lmin:
@@ -214,16 +214,16 @@ func (g *Geometry) LegIK(s Side, p FootPose) (a LegAngles, ok bool) {
 		p = FootPose{Z: g.HipOffsetZ - g.Thigh - g.Tibia - g.FootHeight}
 	}
 	r := geom.RotZ(p.Yaw)
-	ankle := geom.Vec3{p.X, p.Y, p.Z + g.FootHeight}
+	ankle := geom.Vec3{X: p.X, Y: p.Y, Z: p.Z + g.FootHeight}
 	hip := g.hip(s)
 	// The hip as seen from the ankle, in the foot frame.
 	v, l, in := g.reach(r.T().Apply(hip.Sub(ankle)))
 	ok = ok && in
-	a[AnkleRoll] = math.Atan2(v[1], v[2])
+	a[AnkleRoll] = math.Atan2(v.Y, v.Z)
 	a[KneePitch] = g.knee(l)
 	sk, ck := math.Sincos(a[KneePitch])
 	alphaS := math.Atan2(-g.Thigh*sk, g.Tibia+g.Thigh*ck)
-	alphaF := math.Atan2(v[0], math.Hypot(v[1], v[2]))
+	alphaF := math.Atan2(v.X, math.Hypot(v.Y, v.Z))
 	a[AnklePitch] = alphaS - alphaF
 	// The thigh's rotation, then split into yaw-pitch, roll and pitch.
 	thigh := r.Mul(geom.RotX(-a[AnkleRoll])).Mul(geom.RotY(-(a[KneePitch] + a[AnklePitch])))
@@ -257,25 +257,25 @@ func (g *Geometry) legIKFixed(s Side, p FootPose, h float64) (a LegAngles, yaw f
 	}
 	a[HipYawPitch] = h
 	ryp := hipYawPitchRot(s, h)
-	ankle := geom.Vec3{p.X, p.Y, p.Z + g.FootHeight}
+	ankle := geom.Vec3{X: p.X, Y: p.Y, Z: p.Z + g.FootHeight}
 	// Hip to ankle in the frame behind the yaw-pitch joint.
 	d, l, in := g.reach(ryp.T().Apply(ankle.Sub(g.hip(s))))
 	ok = ok && in
-	a[HipRoll] = math.Atan2(d[1], -d[2])
+	a[HipRoll] = math.Atan2(d.Y, -d.Z)
 	a[KneePitch] = g.knee(l)
 	sk, ck := math.Sincos(a[KneePitch])
-	a[HipPitch] = math.Atan2(-d[0], math.Hypot(d[1], d[2])) - math.Atan2(g.Tibia*sk, g.Thigh+g.Tibia*ck)
+	a[HipPitch] = math.Atan2(-d.X, math.Hypot(d.Y, d.Z)) - math.Atan2(g.Tibia*sk, g.Thigh+g.Tibia*ck)
 	// The sole must face the torso's z axis: n is that axis in the frame
 	// behind the hip roll.
 	r := ryp.Mul(geom.RotX(a[HipRoll]))
-	n := geom.Vec3{r[6], r[7], r[8]} // = rᵀ·(0, 0, 1)
-	a[AnkleRoll] = math.Asin(clamp1(-n[1]))
-	sum := math.Atan2(n[0], n[2]) // hip pitch + knee + ankle pitch
+	n := geom.Vec3{X: r[6], Y: r[7], Z: r[8]} // = rᵀ·(0, 0, 1)
+	a[AnkleRoll] = math.Asin(clamp1(-n.Y))
+	sum := math.Atan2(n.X, n.Z) // hip pitch + knee + ankle pitch
 	a[AnklePitch] = sum - a[HipPitch] - a[KneePitch]
 	// The foot's x axis: r·Ry(sum)·Rx(roll)·x = r·(cos sum, 0, -sin sum).
 	ss, cs := math.Sincos(sum)
-	fx := r.Apply(geom.Vec3{cs, 0, -ss})
-	return a, math.Atan2(fx[1], fx[0]), ok
+	fx := r.Apply(geom.Vec3{X: cs, Y: 0, Z: -ss})
+	return a, math.Atan2(fx.Y, fx.X), ok
 }
 
 // LegsIK solves both legs for flat feet at l and r with one hip yaw-pitch

@@ -215,12 +215,12 @@ func TestIKClampsGracefully(t *testing.T) {
 	a, _ := g.LegIK(Left, p)
 	f := g.Frames(Left, &a)
 	hip, ankle := f.Thigh.P, f.Foot.P
-	want := geom.Vec3{p.X, p.Y, p.Z + g.FootHeight}.Sub(hip)
+	want := geom.Vec3{X: p.X, Y: p.Y, Z: p.Z + g.FootHeight}.Sub(hip)
 	got := ankle.Sub(hip)
 	if d := got.Norm(); math.Abs(d-g.Thigh-g.Tibia) > 1e-6 {
 		t.Fatalf("reach %v, want %v", d, g.Thigh+g.Tibia)
 	}
-	if c := (got[0]*want[0] + got[1]*want[1] + got[2]*want[2]) / got.Norm() / want.Norm(); c < 1-1e-9 {
+	if c := (got.X*want.X + got.Y*want.Y + got.Z*want.Z) / got.Norm() / want.Norm(); c < 1-1e-9 {
 		t.Fatalf("ankle not towards the target: cos %v", c)
 	}
 }
@@ -247,7 +247,7 @@ func TestCoMStanding(t *testing.T) {
 	legs.Put(&a)
 	a[hal.LShoulderPitch], a[hal.RShoulderPitch] = math.Pi/2, math.Pi/2
 	c := g.CoM(&a)
-	if math.Abs(c[1]) > 1e-12 || c[0] < -0.02 || c[0] > 0.03 || c[2] > 0 || c[2] < -0.1 {
+	if math.Abs(c.Y) > 1e-12 || c.X < -0.02 || c.X > 0.03 || c.Z > 0 || c.Z < -0.1 {
 		t.Fatalf("CoM %v", c)
 	}
 	if m := g.Mass.Total(); m < 5 || m > 5.6 {
@@ -263,13 +263,13 @@ func TestCoMSimSparkZeroPose(t *testing.T) {
 	g := For(&m)
 	var a [hal.NumJoints]hal.Radians
 	c := g.CoM(&a)
-	if math.Abs(c[0]-0.0163) > 0.002 || math.Abs(c[1]) > 1e-12 || math.Abs(c[2]+0.0788) > 0.002 {
+	if math.Abs(c.X-0.0163) > 0.002 || math.Abs(c.Y) > 1e-12 || math.Abs(c.Z+0.0788) > 0.002 {
 		t.Fatalf("CoM %v, want (0.0163, 0, -0.0788)", c)
 	}
 	// The soles: 0.385 m below the torso centre, 0.03 m ahead of the ankles.
 	legs := LegsFrom(&a)
 	sole := g.FK(Left, &legs[Left])
-	if math.Abs(sole.P[2]+0.385) > 1e-9 || math.Abs(sole.P[1]-0.055) > 1e-9 {
+	if math.Abs(sole.P.Z+0.385) > 1e-9 || math.Abs(sole.P.Y-0.055) > 1e-9 {
 		t.Fatalf("left sole at %v", sole.P)
 	}
 }

@@ -291,7 +291,7 @@ func New(cfg Config, stance Stance, geom kinematics.Geometry) *Walk {
 	var stand [hal.NumJoints]hal.Radians
 	legs := stance.Legs(&geom)
 	legs.Put(&stand)
-	z := geom.CoM(&stand)[2] - (geom.HipOffsetZ - stance.HipHeight)
+	z := geom.CoM(&stand).Z - (geom.HipOffsetZ - stance.HipHeight)
 	w.swayGain = 1 / (1 + math.Pow(math.Pi/w.period(), 2)*max(z, 0.05)/9.81)
 	w.Reset()
 	return w
@@ -378,7 +378,7 @@ func (w *Walk) filterGyro(dt float64, in *Input) {
 		a = dt / (tau + dt)
 	}
 	g := in.Gyro
-	if !finite3(g) {
+	if !g.Finite() {
 		return
 	}
 	w.gyro.X += a * (g.X - w.gyro.X)
@@ -392,7 +392,7 @@ func (w *Walk) trackYaw(dt float64, in *Input, planned float64) {
 		w.yawErr = 0
 		return
 	}
-	if !in.GyroValid || !finite3(in.Gyro) {
+	if !in.GyroValid || !in.Gyro.Finite() {
 		return
 	}
 	w.yawErr += in.Gyro.Z*dt - planned
@@ -406,10 +406,6 @@ func (w *Walk) trackYaw(dt float64, in *Input, planned float64) {
 func (w *Walk) headingCorrection() float64 {
 	lim := float64(w.cfg.Gyro.MaxHeading)
 	return min(max(-w.cfg.Gyro.HeadingGain*w.yawErr, -lim), lim)
-}
-
-func finite3(v hal.Vec3) bool {
-	return !math.IsNaN(v.X+v.Y+v.Z) && !math.IsInf(v.X+v.Y+v.Z, 0)
 }
 
 // command turns the request into the desired velocity (per second), within
@@ -438,7 +434,7 @@ func (w *Walk) command(in *Input) geom.Pose2 {
 // toTarget is the proportional step planner.
 func (w *Walk) toTarget() geom.Pose2 {
 	t, c := w.target, &w.cfg.Target
-	if !finite3(hal.Vec3{X: t.X, Y: t.Y, Z: t.H}) {
+	if !(hal.Vec3{X: t.X, Y: t.Y, Z: t.H}).Finite() {
 		return geom.Pose2{}
 	}
 	d := math.Hypot(t.X, t.Y)
@@ -456,7 +452,7 @@ func (w *Walk) toTarget() geom.Pose2 {
 // limit clamps a velocity to the configured maxima, scaling all three
 // components together when their combination is too fast.
 func (w *Walk) limit(v geom.Pose2) geom.Pose2 {
-	if !finite3(hal.Vec3{X: v.X, Y: v.Y, Z: v.H}) {
+	if !(hal.Vec3{X: v.X, Y: v.Y, Z: v.H}).Finite() {
 		return geom.Pose2{}
 	}
 	mx := float64(w.cfg.MaxForward)

@@ -38,9 +38,9 @@ type feet struct {
 func newFeet(g kinematics.Geometry, a *[hal.NumJoints]hal.Radians) *feet {
 	legs := kinematics.LegsFrom(a)
 	l, r := g.FK(kinematics.Left, &legs[kinematics.Left]), g.FK(kinematics.Right, &legs[kinematics.Right])
-	mx, my := (l.P[0]+r.P[0])/2, (l.P[1]+r.P[1])/2
+	mx, my := (l.P.X+r.P.X)/2, (l.P.Y+r.P.Y)/2
 	return &feet{g: g, support: kinematics.Right,
-		pose: geom.Pose3{R: geom.RotZ(r.R.Yaw()), P: geom.Vec3{r.P[0] - mx, r.P[1] - my, 0}}}
+		pose: geom.Pose3{R: geom.RotZ(r.R.Yaw()), P: geom.Vec3{X: r.P.X - mx, Y: r.P.Y - my, Z: 0}}}
 }
 
 // other is the other sole's pose on the ground (projected), from the legs
@@ -49,7 +49,7 @@ func (f *feet) other(a *[hal.NumJoints]hal.Radians) geom.Pose3 {
 	legs := kinematics.LegsFrom(a)
 	o := f.support.Other()
 	rel := f.g.FK(f.support, &legs[f.support]).Inv().Mul(f.g.FK(o, &legs[o]))
-	return f.pose.Mul(geom.Pose3{R: geom.RotZ(rel.R.Yaw()), P: geom.Vec3{rel.P[0], rel.P[1], 0}})
+	return f.pose.Mul(geom.Pose3{R: geom.RotZ(rel.R.Yaw()), P: geom.Vec3{X: rel.P.X, Y: rel.P.Y, Z: 0}})
 }
 
 // update follows the walk's support foot for the legs a.
@@ -67,7 +67,7 @@ func (f *feet) update(support kinematics.Side, a *[hal.NumJoints]hal.Radians) {
 func (f *feet) ground(a *[hal.NumJoints]hal.Radians) (x, y, h float64) {
 	s, o := f.pose, f.other(a)
 	hs, ho := s.R.Yaw(), o.R.Yaw()
-	return (s.P[0] + o.P[0]) / 2, (s.P[1] + o.P[1]) / 2, hs + geom.WrapAngle(ho-hs)/2
+	return (s.P.X + o.P.X) / 2, (s.P.Y + o.P.Y) / 2, hs + geom.WrapAngle(ho-hs)/2
 }
 
 // rig is a walk whose commands are followed exactly; feet tracks where
@@ -216,7 +216,7 @@ func TestFootTrajectories(t *testing.T) {
 				continue // from the first full step on
 			}
 			tp := w.torsoAt(s.Phase)
-			torso := geom.Pose3{R: geom.RotZ(tp.H + w.torsoTurn), P: geom.Vec3{tp.X, tp.Y, height}}
+			torso := geom.Pose3{R: geom.RotZ(tp.H + w.torsoTurn), P: geom.Vec3{X: tp.X, Y: tp.Y, Z: height}}
 			legs := kinematics.LegsFrom(&cmd.Angle)
 			sup := torso.Mul(g.FK(s.Support, &legs[s.Support]))
 			sw := torso.Mul(g.FK(s.Support.Other(), &legs[s.Support.Other()]))

@@ -53,8 +53,8 @@ func New(info hal.CameraInfo, p Posture) Matrix {
 	head := torso.Mul(geom.RotZ(float64(p.HeadYaw))).Mul(geom.RotY(float64(p.HeadPitch)))
 	mo := info.Mounting
 	rot := head.Mul(geom.RotZ(float64(mo.Yaw))).Mul(geom.RotY(float64(mo.Pitch))).Mul(geom.RotX(float64(mo.Roll)))
-	neck := geom.Vec3{2: float64(p.HipHeight)}.Add(torso.Apply(geom.Vec3{2: float64(info.NeckHeight)}))
-	return Matrix{Rot: rot, Pos: hal.Vec3Of(neck.Add(head.Apply(mo.Pos.Geom()))), In: info.Intrinsics}
+	neck := geom.Vec3{Z: float64(p.HipHeight)}.Add(torso.Apply(geom.Vec3{Z: float64(info.NeckHeight)}))
+	return Matrix{Rot: rot, Pos: neck.Add(head.Apply(mo.Pos)), In: info.Intrinsics}
 }
 
 // FromFrame returns the camera matrix of the frame f, with the hip height
@@ -68,7 +68,7 @@ func (m *Matrix) Height() float64 { return m.Pos.Z }
 
 // Ray returns the direction, in the robot frame, of pixel (u, v).
 func (m *Matrix) Ray(u, v float64) hal.Vec3 {
-	return hal.Vec3Of(m.Rot.Apply(geom.Vec3{1, -(u - m.In.CX) / m.In.FX, -(v - m.In.CY) / m.In.FY}))
+	return m.Rot.Apply(geom.Vec3{X: 1, Y: -(u - m.In.CX) / m.In.FX, Z: -(v - m.In.CY) / m.In.FY})
 }
 
 // minDown is the least downward slope of a ray that meets the ground:
@@ -91,11 +91,11 @@ func (m *Matrix) GroundToImage(x, y float64) (u, v float64, ok bool) {
 // PointToImage returns the pixel at which the robot-frame point p appears;
 // ok is false for a point behind the camera.
 func (m *Matrix) PointToImage(p hal.Vec3) (u, v float64, ok bool) {
-	c := m.Rot.ApplyT(geom.Vec3{p.X - m.Pos.X, p.Y - m.Pos.Y, p.Z - m.Pos.Z})
-	if c[0] <= 1e-9 {
+	c := m.Rot.ApplyT(geom.Vec3{X: p.X - m.Pos.X, Y: p.Y - m.Pos.Y, Z: p.Z - m.Pos.Z})
+	if c.X <= 1e-9 {
 		return 0, 0, false
 	}
-	return m.In.CX - m.In.FX*c[1]/c[0], m.In.CY - m.In.FY*c[2]/c[0], true
+	return m.In.CX - m.In.FX*c.Y/c.X, m.In.CY - m.In.FY*c.Z/c.X, true
 }
 
 // InImage reports whether pixel (u, v) lies within the image.
@@ -111,14 +111,14 @@ func (m *Matrix) HorizonY(u float64) float64 {
 	// The ray of (u, v) is level where row 2 of Rot dotted with
 	// (1, -(u-CX)/FX, -(v-CY)/FY) is 0.
 	r := m.Rot.Row(2)
-	a := r[0] - r[1]*(u-m.In.CX)/m.In.FX
-	if math.Abs(r[2]) < 1e-12 {
+	a := r.X - r.Y*(u-m.In.CX)/m.In.FX
+	if math.Abs(r.Z) < 1e-12 {
 		if a < 0 {
 			return math.Inf(-1)
 		}
 		return math.Inf(1)
 	}
-	return m.In.CY + m.In.FY*a/r[2]
+	return m.In.CY + m.In.FY*a/r.Z
 }
 
 // SizeAt returns the size in pixels, at the image centre's scale, of an
@@ -161,7 +161,7 @@ func FromWorldPose(pose *geom.Pose3, robot [3]float64, w, h int, fovX, fovY floa
 		axis := toRobot([3]float64{pose.R[col], pose.R[3+col], pose.R[6+col]})
 		m.Rot[col], m.Rot[3+col], m.Rot[6+col] = axis.X, axis.Y, axis.Z
 	}
-	m.Pos = toRobot([3]float64{pose.P[0] - robot[0], pose.P[1] - robot[1], pose.P[2]})
+	m.Pos = toRobot([3]float64{pose.P.X - robot[0], pose.P.Y - robot[1], pose.P.Z})
 	fx := float64(w) / 2 / math.Tan(fovX/2)
 	fy := float64(h) / 2 / math.Tan(fovY/2)
 	m.In = hal.Intrinsics{Width: w, Height: h, FX: fx, FY: fy, CX: float64(w)/2 - 0.5, CY: float64(h)/2 - 0.5}

@@ -51,7 +51,7 @@ func TestKnownGeometry(t *testing.T) {
 	// The field of view: the image's left edge at the centre row is 28.15°
 	// to the left of the optical axis.
 	m := New(body.NAOCamera(hal.CameraTop), upright(0, 0))
-	d := hal.Vec3Of(m.Rot.ApplyT(m.Ray(0, 240).Geom())) // in the camera's frame
+	d := m.Rot.ApplyT(m.Ray(0, 240)) // in the camera's frame
 	if a := math.Atan2(d.Y, d.X) * 180 / math.Pi; !near(a, 56.3/2, 1e-9) {
 		t.Errorf("left edge at %v°, want %v°", a, 56.3/2)
 	}

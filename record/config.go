@@ -64,9 +64,9 @@ func (c *Config) Rules() config.Rules {
 	return config.Rules{
 		"dir":             config.Text(1, 4096).Doc("path", "the directory the recording files go to; it is created if need be"),
 		"prefix":          config.Text(1, 64).Doc("", "the start of every recording file's name"),
-		"segment_bytes":   config.Int(1, 1<<40).Doc("bytes", "the largest size of one recording file; the next one starts before it would be exceeded"),
-		"max_total_bytes": config.Int(1, 1<<50).Doc("bytes", "the largest size of all recording files with prefix in dir; the oldest are deleted to keep to it"),
-		"flush_interval":  config.Durations(time.Millisecond, time.Hour).Doc("", "the longest a record stays in memory before it is written to its file (at most 1s)"),
+		"segment_bytes":   config.Int(minSegmentBytes, 1<<40).Doc("bytes", "the largest size of one recording file; the next one starts before it would be exceeded"),
+		"max_total_bytes": config.Int(0, 1<<50).Doc("bytes", "the largest size of all recording files with prefix in dir; the oldest are deleted to keep to it (0: no bound; else at least 2·segment_bytes)"),
+		"flush_interval":  config.Durations(time.Millisecond, time.Second).Doc("", "the longest a record stays in memory before it is written to its file"),
 		"queue":           config.Int(1, 1_000_000).Doc("", "how many records may wait for the writer; more are dropped"),
 		"level":           config.Int(-2, 9).Doc("", "the DEFLATE level: 1 (fastest) to 9 (smallest), 0 none, −2 Huffman only"),
 		"fsync":           config.Bool().Doc("", "syncs the file to the storage device at every flush"),
@@ -74,23 +74,16 @@ func (c *Config) Rules() config.Rules {
 }
 
 // Validate checks the configuration against Rules, then what Rules do
-// not say; it names the first bad setting. max_total_bytes may also be 0
-// (no bound) here, unlike in robotd's configuration.
+// not say; it names the first bad setting.
 func (c *Config) Validate() error {
-	rules := c.Rules()
-	delete(rules, "max_total_bytes")
-	if err := config.CheckSection("record", c, rules); err != nil {
+	if err := config.CheckSection("record", c, c.Rules()); err != nil {
 		return fmt.Errorf("record: config: %w", err)
 	}
 	switch {
 	case strings.ContainsAny(c.Prefix, `/\`):
 		return fmt.Errorf("record: config: prefix %q: want a name without path separators", c.Prefix)
-	case c.SegmentBytes < minSegmentBytes:
-		return fmt.Errorf("record: config: segment_bytes %d is below %d", c.SegmentBytes, minSegmentBytes)
 	case c.MaxTotalBytes != 0 && c.MaxTotalBytes < 2*c.SegmentBytes:
 		return fmt.Errorf("record: config: max_total_bytes %d: want 0 (no bound) or at least 2·segment_bytes (%d)", c.MaxTotalBytes, 2*c.SegmentBytes)
-	case c.FlushInterval.D() > time.Second:
-		return fmt.Errorf("record: config: flush_interval %v: want at most 1s", c.FlushInterval.D())
 	}
 	return nil
 }

@@ -162,12 +162,12 @@ func (c Config) ownRules() config.Rules {
 		"chest_release":     config.Bool().Doc("", "lets the same chest-button gesture end the limp state again"),
 		"safe_confirm":      config.Int(0, 10_000).Doc("", "how many sensor packets the safe state waits at most for LoLA to report every joint's stiffness at 0"),
 		"sonar":             config.Bool().Doc("", "turns both sonars on"),
-		"sonar_max_range":   config.Range(0, 10).Doc("m", "the echo distance at or beyond which a sonar reading counts as no echo"),
+		"sonar_max_range":   config.Between(0, 10, true, false).Doc("m", "the echo distance at or beyond which a sonar reading counts as no echo"),
 		"battery_order":     config.OneOf(BatteryStatusCurrent, BatteryCurrentStatus).Doc("", "the order of status and current at indices 1 and 2 of LoLA's Battery array (unconfirmed, protocols.md §1.3)"),
 		"charging_mask":     config.Int(0, 65535).Doc("", "the bits of the battery status word that tell charging (unconfirmed, protocols.md §1.3)"),
 		"charging_when_set": config.Bool().Doc("", "the battery charges when charging_mask's bits are set; false: when they are clear"),
 		"invert_gyro_z":     config.Bool().Doc("", "negates LoLA's gyroscope z rate (unconfirmed, protocols.md §1.2)"),
-		"max_packet":        config.Int(1, 1<<20).Doc("bytes", "the largest sensor map accepted (896 on a robot); a longer one reconnects"),
+		"max_packet":        config.Int(lola.SensorPacketSize, 1<<20).Doc("bytes", "the largest sensor map accepted (896 on a robot); a longer one reconnects"),
 	}
 }
 
@@ -179,30 +179,11 @@ func (c Config) Validate() error {
 	if err := config.CheckSection("nao", c, c.ownRules()); err != nil {
 		errs = append(errs, err)
 	}
-	// socket, chest_presses and battery_order repeat ownRules for the
-	// messages the package's tests expect.
-	if c.Socket == "" {
-		bad("socket is empty")
-	}
 	if err := c.Link.Validate(linkSpec); err != nil {
 		errs = append(errs, err)
 	}
-	if c.ChestPresses < 0 || c.ChestPresses > 10 {
-		bad("chest_presses %d is outside 0..10", c.ChestPresses)
-	}
 	if c.ChestPresses > 0 && c.ChestWindow.D() <= 0 {
 		bad("chest_window %v must be positive", c.ChestWindow.D())
-	}
-	if !(c.SonarMaxRange > 0) {
-		bad("sonar_max_range %v must be positive", c.SonarMaxRange)
-	}
-	switch c.BatteryOrder {
-	case BatteryStatusCurrent, BatteryCurrentStatus:
-	default:
-		bad("battery_order %q: want %q or %q", c.BatteryOrder, BatteryStatusCurrent, BatteryCurrentStatus)
-	}
-	if c.MaxPacket < lola.SensorPacketSize || c.MaxPacket > 1<<20 {
-		bad("max_packet %d is outside %d..%d", c.MaxPacket, lola.SensorPacketSize, 1<<20)
 	}
 	if err := c.Cameras.Top.Validate(); err != nil {
 		bad("cameras.top: %w", err)

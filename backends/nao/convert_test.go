@@ -267,11 +267,13 @@ func TestConfigValidate(t *testing.T) {
 		err  string
 	}{
 		{"defaults", func(*Config) {}, ""},
-		{"empty socket", func(c *Config) { c.Socket = "" }, "socket is empty"},
-		{"bad battery order", func(c *Config) { c.BatteryOrder = "current" }, `battery_order "current"`},
+		{"empty socket", func(c *Config) { c.Socket = "" }, `nao.socket: "": want 1..4096 bytes`},
+		{"bad battery order", func(c *Config) { c.BatteryOrder = "current" }, `nao.battery_order: "current": want one of`},
 		{"read timeout below period", func(c *Config) { c.ReadTimeout = c.Period / 2 }, "read_timeout"},
-		{"max packet too small", func(c *Config) { c.MaxPacket = 100 }, "max_packet 100"},
-		{"chest presses", func(c *Config) { c.ChestPresses = -1 }, "chest_presses -1"},
+		{"max packet too small", func(c *Config) { c.MaxPacket = 100 }, "nao.max_packet: 100 is outside 896..1048576"},
+		{"chest presses", func(c *Config) { c.ChestPresses = -1 }, "nao.chest_presses: -1 is outside 0..10"},
+		{"no sonar range", func(c *Config) { c.SonarMaxRange = 0 }, "nao.sonar_max_range: 0 is outside"},
+		{"chest window", func(c *Config) { c.ChestPresses, c.ChestWindow = 2, 0 }, "chest_window 0s must be positive"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

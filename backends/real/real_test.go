@@ -149,7 +149,7 @@ func TestNewErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := cfgWith(real.KindNAO, filepath.Join(dir, "robocup"), "", "")
 	bad.NAO.BatteryOrder = "sideways"
-	if _, _, _, err := real.New(bad, nil); err == nil || !strings.Contains(err.Error(), `battery_order "sideways"`) {
+	if _, _, _, err := real.New(bad, nil); err == nil || !strings.Contains(err.Error(), `battery_order: "sideways"`) {
 		t.Fatalf("err %v", err)
 	}
 	gpio := cfgWith(real.KindRobotino, filepath.Join(dir, "robocup"), os.DevNull, "")

@@ -55,7 +55,7 @@ func testConfig(link string) robotino.Config {
 	c.Period = config.Duration(2 * time.Millisecond)
 	c.BackoffMin = config.Duration(5 * time.Millisecond)
 	c.BackoffMax = config.Duration(20 * time.Millisecond)
-	c.DeadmanTime = config.Duration(time.Hour)
+	c.DeadmanTime = config.Duration(time.Minute) // the longest allowed: off for the tests' length
 	c.ReadTimeout = config.Duration(time.Second) // no late reply unless a test wants one
 	return c
 }
@@ -858,8 +858,10 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"defaults", func(*robotino.Config) {}, ""},
 		{"encoders need ticks", func(c *robotino.Config) { c.Odometry = robotino.OdometryEncoders }, "encoder_ticks_per_rev"},
-		{"bad odometry", func(c *robotino.Config) { c.Odometry = "gps" }, `odometry "gps"`},
-		{"rpm beyond int16", func(c *robotino.Config) { c.MaxMotorRPM = 40000 }, "max_motor_rpm"},
+		{"bad odometry", func(c *robotino.Config) { c.Odometry = "gps" }, `robotino.odometry: "gps": want one of`},
+		{"rpm beyond int16", func(c *robotino.Config) { c.MaxMotorRPM = 40000 }, "robotino.max_motor_rpm: 40000 is outside"},
+		{"no speed", func(c *robotino.Config) { c.MaxSpeed = 0 }, "robotino.max_speed: 0 is outside"},
+		{"no dead-man", func(c *robotino.Config) { c.DeadmanTime = 0 }, "robotino.deadman_time"},
 		{"battery", func(c *robotino.Config) { c.BatteryFull = 20 }, "battery_full"},
 		{"zero period", func(c *robotino.Config) { c.Period = 0 }, "period 0s must be positive"},
 	}

@@ -195,10 +195,10 @@ func (c Config) ownRules() config.Rules {
 		"glob":                  config.Text(0, 4096).Doc("path", "a file pattern for the serial device, used when device is empty and no USB device has the Robotino's ids"),
 		"baud":                  config.Int(50, 4_000_000).Doc("bit/s", "the serial line speed (115200; probably irrelevant on CDC-ACM)"),
 		"critical_errors":       config.Int(1, 1_000_000).Doc("", "how many framing errors in a row make the backend open the port anew"),
-		"deadman_time":          config.Durations(0, time.Minute).Doc("", "stops the motors when no velocity was commanded for this long"),
-		"max_speed":             config.Range(0, 5).Doc("m/s", "the largest commanded translation speed (vx and vy together)"),
-		"max_omega":             config.Range(0, 20).Doc("rad/s", "the largest commanded turn rate"),
-		"max_motor_rpm":         config.Range(0, 100_000).Doc("rpm", "the largest motor speed; all three motors are scaled alike so the direction is kept"),
+		"deadman_time":          config.Durations(time.Millisecond, time.Minute).Doc("", "stops the motors when no velocity was commanded for this long"),
+		"max_speed":             config.Between(0, 5, true, false).Doc("m/s", "the largest commanded translation speed (vx and vy together)"),
+		"max_omega":             config.Between(0, 20, true, false).Doc("rad/s", "the largest commanded turn rate"),
+		"max_motor_rpm":         config.Between(0, math.MaxInt16, true, false).Doc("rpm", "the largest motor speed (an int16 set-point); all three motors are scaled alike so the direction is kept"),
 		"wheel_radius":          config.Range(0.001, 1).Doc("m", "the omni wheels' radius (0.060 on a Robotino 3)"),
 		"gear_ratio":            config.Range(0.01, 10_000).Doc("", "motor revolutions per wheel revolution (32 on a Robotino 3)"),
 		"base_radius":           config.Range(0.01, 5).Doc("m", "the distance from the base's centre to each wheel (0.175 on a Robotino 3)"),
@@ -223,39 +223,14 @@ func (c Config) ownRules() config.Rules {
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf("robotino: "+format, args...)) }
-	// deadman_time may be any positive time here (the package's tests
-	// turn the dead-man off with an hour); robotd's rule caps it.
-	rules := c.ownRules()
-	delete(rules, "deadman_time")
-	if err := config.CheckSection("robotino", c, rules); err != nil {
+	if err := config.CheckSection("robotino", c, c.ownRules()); err != nil {
 		errs = append(errs, err)
 	}
 	if err := c.Link.Validate(linkSpec); err != nil {
 		errs = append(errs, err)
 	}
-	if c.DeadmanTime.D() <= 0 {
-		bad("deadman_time %v must be positive", c.DeadmanTime.D())
-	}
-	for _, v := range []struct {
-		name string
-		x    float64
-	}{{"max_speed", c.MaxSpeed}, {"max_omega", c.MaxOmega}, {"max_motor_rpm", c.MaxMotorRPM}} {
-		if !(v.x > 0) {
-			bad("%s %v must be positive", v.name, v.x)
-		}
-	}
-	if c.MaxMotorRPM > math.MaxInt16 {
-		bad("max_motor_rpm %v exceeds the int16 set-point range", c.MaxMotorRPM)
-	}
-	switch c.Odometry {
-	case OdometryFirmware, OdometrySpeeds:
-	case OdometryEncoders:
-		if !(c.EncoderTicksPerRev > 0) {
-			bad("odometry %q needs encoder_ticks_per_rev (unknown for a Robotino 3, protocols.md §2.6: measure it)", c.Odometry)
-		}
-	default:
-		// Repeats ownRules for the message the package's tests expect.
-		bad("odometry %q: want %q, %q or %q", c.Odometry, OdometryFirmware, OdometryEncoders, OdometrySpeeds)
+	if c.Odometry == OdometryEncoders && !(c.EncoderTicksPerRev > 0) {
+		bad("odometry %q needs encoder_ticks_per_rev (unknown for a Robotino 3, protocols.md §2.6: measure it)", c.Odometry)
 	}
 	if !(c.BatteryFull > c.BatteryEmpty) {
 		bad("battery_full %v must exceed battery_empty %v", c.BatteryFull, c.BatteryEmpty)

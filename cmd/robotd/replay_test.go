@@ -28,10 +28,15 @@ import (
 	"github.com/robotd/robotd/runner"
 )
 
-const replayTicks = 2000 // 20 s of 10 ms ticks
+const replayTicks = 1000 // 10 s of 10 ms ticks
+
+// fallFrom and fallTo are the ticks [fallFrom, fallTo) for which fallClock
+// lies the robot on its front.
+const fallFrom, fallTo = 500, 800
 
 // fallClock is a fake clock that tilts the loopback robot onto its front
-// for ticks 1000..1599 and shows it a ball, so that the run is not constant.
+// for ticks fallFrom..fallTo-1 and shows it a ball, so that the run is not
+// constant.
 type fallClock struct {
 	c   *haltest.Clock
 	dev *loopback.Backend
@@ -43,7 +48,7 @@ func (f *fallClock) Next(ctx context.Context) (hal.Tick, error) {
 	n := f.seq
 	f.dev.Update(func(st *loopback.State) {
 		st.BodyAngles = hal.BodyAngles{Roll: hal.Radians(0.02 * math.Sin(float64(n)/50))}
-		if n >= 1000 && n < 1600 {
+		if n >= fallFrom && n < fallTo {
 			st.BodyAngles.Pitch = 1.3
 		}
 		st.Vision = hal.Vision{Fresh: n%3 == 0}
@@ -64,7 +69,7 @@ func recordServe(t *testing.T) string {
 	rc.Enabled = true
 	rc.Dir = t.TempDir()
 	rc.Queue = replayTicks     // faster than real time: keep every record
-	rc.SegmentBytes = 64 << 10 // several segments in 20 s
+	rc.SegmentBytes = 32 << 10 // several segments in 10 s
 	clock := &fallClock{c: haltest.NewClock(10*time.Millisecond, replayTicks)}
 	dev := loopback.New(clock)
 	clock.dev = dev
@@ -150,8 +155,8 @@ func TestReplayCommand(t *testing.T) {
 	t.Parallel()
 	dir := recordServe(t)
 	getUp := firstTick(t, dir, msg.MotionRequestKey, func(r *msg.MotionRequest) bool { return r.Kind == msg.MotionGetUp })
-	if getUp < 1000 || getUp > 1100 {
-		t.Fatalf("behaviour asked for a get-up first at tick %d, want soon after 1000", getUp)
+	if getUp < fallFrom || getUp > fallFrom+100 {
+		t.Fatalf("behaviour asked for a get-up first at tick %d, want soon after %d", getUp, fallFrom)
 	}
 	noGetUp := writeFile(t, `{"behaviour": {"get_up": false}}`)
 	emptyNext, emptyNextName, lastCut, lastCutName, wantLast := damagedCopies(t, dir)

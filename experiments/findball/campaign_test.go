@@ -65,7 +65,7 @@ func quickConfig(robots, positions int) Config {
 	cfg.Starts = append([]Start(nil), ThesisStarts[:robots]...)
 	cfg.Balls = []Point{{-3.25, 2.2}, {4, -2.5}, {-3, 2.2}}[:positions]
 	cfg.Trials = 1
-	cfg.Limit = config.Duration(8 * time.Second)
+	cfg.Limit = config.Duration(5 * time.Second)
 	cfg.Penalised = config.Duration(500 * time.Millisecond)
 	return cfg
 }

@@ -20,18 +20,53 @@
 // entry with its value and age.
 //
 // One page shows several robots: ?robots=HOST:PORT,HOST:PORT lists their
-// debug endpoints (the page's own robot is "self"), and ?discover=TEAM,...
-// probes robotd's default ports 10000+100·team+player for players 1..7 on
-// the page's host. The page fetches every robot's state itself, so the API
-// answers cross-origin requests from loopback origins and from the same
-// host (Options.AllowOrigins adds others).
+// debug endpoints (the page's own robot is "self"; HOST:PORT-PORT is a
+// range of ports), and ?discover=TEAM,... probes robotd's default ports
+// 10000+100·team+player for players 1..7 on the page's host. The page
+// fetches every robot's state itself, so the API answers cross-origin
+// requests from loopback origins and from the same host
+// (Options.AllowOrigins adds others).
+//
+// # A whole game
+//
+// ?game=ITEM,... shows a game's robots, of both teams: an item is
+// HOST:PORT, HOST:PORT-PORT, or a team number, whose players 1..7 are
+// probed at their default ports on the page's host (the page's own port
+// included); ?game=1,2 is the game of teams 1 and 2 run on one machine.
+// A robot's team is its State's Robot.Team. With robots of more than one
+// team on the page, each robot is drawn in its team's colour and with its
+// player number (a penalised one with a dashed red ring and "P"), and
+// each team's frame (its own goal at -x) is turned into the view's: the
+// first team whose "hal.game_state" says its side (LeftSide, a
+// simulator's) is on that side, else the first team listed is on the
+// left, and every other team is on the other side, turned by 180°. Poses,
+// ball estimates, team balls, search targets and grids, and the
+// simulator's ground truth (the true ball) are turned with their robot's
+// team. A team's colour is the GameController's colour code (0 blue, 1
+// red, 2 yellow, 3 black, 4 white, 5 green, 6 orange, 7 purple, 8 brown,
+// 9 grey) in its robots' "gamecontroller.state" (a field FieldPlayerColour
+// or TeamColour; the opponent's in OppFieldPlayerColour or OppColour)
+// when the entry carries one, else blue, red, yellow, … by team number,
+// lowest first.
+//
+// A bar above the field shows the game from the newest
+// "gamecontroller.state" (msg.GameControl) of all the robots: the
+// GameController's before the simulator's, then the one whose last packet
+// (Packets, LastPacket) arrived last. It shows both teams (the left one
+// first; the opponent's team number is OppTeam when the entry carries
+// it, else the other team on the page) with their scores (ScoreOwn,
+// ScoreOpp), the state (INITIAL … FINISHED, STANDBY), Stopped, the half
+// (FirstHalf), Remaining, the set play (SetPlay) and which team takes it
+// or kicks off (OurKickOff), GamePhase when not normal, and Secondary
+// while it runs.
 //
 // # Entries the page reads
 //
 // By name, from the JSON state, every one optional (the page draws what
 // there is): "perception.pose", "perception.ball", "perception.team_ball",
-// "hal.ground_truth", "hal.vision" and "perception.body" (see package msg),
-// and behaviour's:
+// "hal.ground_truth", "hal.vision", "hal.game_state",
+// "gamecontroller.state" and "perception.body" (see package msg), and
+// behaviour's:
 //
 //   - "behaviour.role": the role, as a string, an enum (a String method
 //     gives its name) or a struct with a Role or Name field;
@@ -212,6 +247,7 @@ func keys() map[string]string {
 		"vision":       msg.VisionKey.Name(),
 		"motion":       msg.MotionStateKey.Name(),
 		"game_state":   msg.GameStateKey.Name(),
+		"game_control": msg.GameControlKey.Name(),
 		"role":         RoleEntry,
 		"path":         PathEntry,
 		"search":       SearchEntry,

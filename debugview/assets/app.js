@@ -5,13 +5,16 @@
 // window.robotdDebug says what was drawn, for tests and for the console:
 // robotsDrawn (robots whose pose is on the field), gridDrawn and gridCells
 // (the ball-search grid), frames, and per robot its endpoint, whether its
-// state arrived, its tick and its last error.
+// state arrived, its tick and its last error; drawn (each robot drawn: its
+// team, player, colour, position and heading in the view's frame, and a
+// canvas point inside its disc), teams (their colours and sides),
+// ballsDrawn, trueBall, and game (what the game bar shows).
 'use strict';
 (() => {
   const params = new URLSearchParams(location.search);
   const dbg = window.robotdDebug = {
     frames: 0, robotsDrawn: 0, gridDrawn: false, gridCells: 0, targetsDrawn: 0,
-    ballDrawn: false, mode: null, robots: [],
+    ballDrawn: false, ballsDrawn: 0, trueBall: null, drawn: [], teams: [], game: null, mode: null, robots: [],
   };
   const palette = ['#58a6ff', '#f778ba', '#ffa657', '#7ee787', '#d2a8ff', '#79c0ff', '#ff7b72', '#e3b341'];
   const $ = (id) => document.getElementById(id);
@@ -134,14 +137,22 @@
   }
 
   // The readers, for tests and the console.
-  dbg.readers = { pathOf, nameOf, searchOf: (v) => searchOf(v, fieldOf()), gridColour };
+  dbg.readers = { pathOf, nameOf, searchOf: (v) => searchOf(v, fieldOf()), gridColour,
+    endpointsOf: (spec, teams) => endpointsOf(spec, teams), seconds: (v) => seconds(v),
+    teamColour: (v) => teamColour(v), stateName: (v) => stateName(v) };
 
   // ---------- robots and their connections
 
   class Robot {
     constructor(endpoint, i) {
       this.endpoint = endpoint;
-      this.color = palette[i % palette.length];
+      // own is the robot's colour among robots of one team; color the one
+      // it is drawn in (its team's, when the page shows several teams).
+      this.own = palette[i % palette.length];
+      this.color = this.own;
+      // flip: the robot's team frame is the view's turned by 180°.
+      this.flip = false;
+      this.arrived = 0;
       this.base = endpoint === 'self' ? new URL('.', location.href).href : `${location.protocol}//${endpoint}/`;
       this.state = null;
       this.hist = [];
@@ -204,6 +215,7 @@
     accept(st) {
       if (this.closed) return;
       this.state = st;
+      this.arrived = performance.now();
       this.err = '';
       Object.assign(this.info, { ok: true, tick: st.tick, error: '', mode: st.mode, player: st.robot && st.robot.player });
       if (st.timings) {
@@ -230,20 +242,44 @@
 
   let robots = [];
   let selected = 0;
+  let notice = ''; // a problem with the page's parameters, for the status line
+
+  // endpointsOf reads a list of robots: items separated by commas, each
+  // "self", HOST:PORT, HOST:PORT-PORT (a range of ports, at most 32) or,
+  // where teams may be given (?game=), a team number 0..99 (its players'
+  // default ports on the page's host, probed). Unreadable items are
+  // returned in bad.
+  function endpointsOf(spec, allowTeams) {
+    const out = { endpoints: [], teams: [], bad: [] };
+    for (const item of (spec || '').split(',').map((s) => s.trim()).filter((s) => s)) {
+      if (allowTeams && /^\d{1,2}$/.test(item)) { out.teams.push(Number(item)); continue; }
+      const m = /^(.*):(\d+)-(\d+)$/.exec(item);
+      if (m) {
+        const a = Number(m[2]), b = Number(m[3]);
+        if (m[1] === '' || b < a || b - a >= 32 || b > 65535) { out.bad.push(item); continue; }
+        for (let p = a; p <= b; p++) out.endpoints.push(`${m[1]}:${p}`);
+        continue;
+      }
+      out.endpoints.push(item);
+    }
+    return out;
+  }
 
   function endpointsFromParams() {
-    const list = (params.get('robots') || '').split(',').map((s) => s.trim()).filter((s) => s);
+    const list = endpointsOf(params.get('robots'), false).endpoints;
     return list.length ? list : ['self'];
   }
 
-  async function discover(teams) {
+  // discover probes the default ports of teams' players 1..7 on the
+  // page's host; the page's own port only if withOwn.
+  async function discover(teams, withOwn) {
     const found = [];
     const own = location.port;
     const probes = [];
     for (const team of teams) {
       for (let p = 1; p <= 7; p++) {
         const port = 10000 + 100 * team + p;
-        if (String(port) === own) continue;
+        if (String(port) === own && !withOwn) continue;
         const ep = `${location.hostname}:${port}`;
         probes.push((async () => {
           const ctl = new AbortController();
@@ -350,6 +386,195 @@
   $('rp-back').addEventListener('click', () => { togglePlay(false); seekAll(replay.tick - replay.stride); });
   $('rp-fwd').addEventListener('click', () => { togglePlay(false); seekAll(replay.tick + replay.stride); });
 
+  // ---------- the game: teams, sides, the GameController's state
+
+  // The GameController's team colours (its colour codes 0..9).
+  const gcColours = ['#1f6feb', '#e5534b', '#e3b341', '#222222', '#f0f0f0', '#3fb950', '#f0883e', '#a371f7', '#8b5a2b', '#8b949e'];
+  const gcColourNames = ['blue', 'red', 'yellow', 'black', 'white', 'green', 'orange', 'purple', 'brown', 'grey'];
+  // Teams whose colour no entry tells: by team number, lowest first.
+  const teamDefaults = [0, 1, 2, 5, 7, 6];
+  const stateNames = ['INITIAL', 'READY', 'SET', 'PLAYING', 'FINISHED', 'STANDBY'];
+  const setPlayNames = ['', 'goal kick', 'pushing free kick', 'corner kick', 'kick-in', 'penalty kick', 'direct free kick', 'indirect free kick'];
+  const phaseNames = ['', 'penalty shoot-out', 'overtime', 'timeout'];
+
+  // colourCode reads a GameController colour: a code 0..9 or its name.
+  function colourCode(v) {
+    if (typeof v === 'string') {
+      const i = gcColourNames.indexOf(v.toLowerCase().replace('gray', 'grey'));
+      return i >= 0 ? i : num(v);
+    }
+    return num(v);
+  }
+  // teamColour is the colour a GameControl entry gives its own team (its
+  // field players'), or undefined.
+  function teamColour(gc) {
+    const c = colourCode(get(gc, 'FieldPlayerColour', 'FieldPlayerColor', 'TeamColour', 'TeamColor', 'OwnColour', 'Colour'));
+    return Number.isInteger(c) && c >= 0 && c < gcColours.length ? gcColours[c] : undefined;
+  }
+  function oppColour(gc) {
+    const c = colourCode(get(gc, 'OppFieldPlayerColour', 'OppFieldPlayerColor', 'OppColour', 'OppColor', 'OpponentColour'));
+    return Number.isInteger(c) && c >= 0 && c < gcColours.length ? gcColours[c] : undefined;
+  }
+  function stateName(v) {
+    if (typeof v === 'string') return /^\d+$/.test(v) ? stateName(Number(v)) : v.toUpperCase();
+    return Number.isInteger(v) && v >= 0 && v < stateNames.length ? stateNames[v] : '?';
+  }
+  // sourceRank orders GameControl sources: the GameController's packets,
+  // the simulator's play modes, none.
+  function sourceRank(v) {
+    if (v === 'gamecontroller' || v === 1) return 2;
+    if (v === 'simulator' || v === 2) return 1;
+    return 0;
+  }
+  // seconds reads a duration: a Go duration string ("4m30s") or
+  // nanoseconds.
+  function seconds(v) {
+    if (typeof v === 'number') return v / 1e9;
+    if (typeof v !== 'string') return NaN;
+    const unit = { h: 3600, m: 60, s: 1, ms: 1e-3, 'µs': 1e-6, 'μs': 1e-6, us: 1e-6, ns: 1e-9 };
+    const re = /(\d+(?:\.\d+)?)(h|ms|m|s|µs|μs|us|ns)/g;
+    let t = 0, m, n = 0, rest = v.replace(/^[-+]/, '');
+    while ((m = re.exec(rest)) !== null) { t += Number(m[1]) * unit[m[2]]; n += m[0].length; }
+    if (n !== rest.length || n === 0) return NaN;
+    return v.startsWith('-') ? -t : t;
+  }
+  function clock(s) {
+    if (!Number.isFinite(s)) return '–';
+    const a = Math.max(0, Math.round(Math.abs(s)));
+    return `${s < 0 ? '-' : ''}${Math.floor(a / 60)}:${String(a % 60).padStart(2, '0')}`;
+  }
+  // teamOf is the robot's team number, -1 if its state does not say.
+  function teamOf(r) {
+    const n = r.state && r.state.robot ? num(r.state.robot.team) : NaN;
+    return Number.isFinite(n) ? n : -1;
+  }
+  function teamName(r) {
+    const rb = r.state && r.state.robot;
+    return rb && rb.team_name ? rb.team_name : `team ${teamOf(r)}`;
+  }
+
+  // gameOf reads the game from the robots' states: their teams (robot.team
+  // of each state, in the order of the list), each team's side and colour,
+  // and the newest GameControl entry with the score. It sets each robot's
+  // color and flip.
+  function gameOf() {
+    const teams = [];
+    for (const r of robots) {
+      if (!r.state) continue;
+      const n = teamOf(r);
+      let t = teams.find((x) => x.team === n);
+      if (!t) {
+        t = { team: n, name: teamName(r), robots: [], left: undefined, colour: undefined };
+        teams.push(t);
+      }
+      t.robots.push(r);
+      const gs = value(r.state, 'game_state');
+      const ls = get(gs, 'LeftSide');
+      if (typeof ls === 'boolean' && t.left === undefined) t.left = ls;
+      const gc = value(r.state, 'game_control');
+      if (gc && !t.colour) t.colour = teamColour(gc);
+    }
+    // The sides: the first team that says its side (hal.game_state's
+    // LeftSide, a simulator's), else the first team listed, is on the side
+    // it says (else left); every other team on the other.
+    const ref = teams.find((t) => t.left !== undefined) || teams[0];
+    const refLeft = ref && ref.left !== undefined ? ref.left : true;
+    for (const t of teams) t.isLeft = t === ref ? refLeft : !refLeft;
+
+    // The newest GameControl entry: the GameController's before the
+    // simulator's, then the one whose newest packet arrived last.
+    let best = null;
+    for (const r of robots) {
+      const gc = r.state && value(r.state, 'game_control');
+      if (!gc) continue;
+      const rank = sourceRank(get(gc, 'Source'));
+      const last = seconds(get(gc, 'LastPacket'));
+      const age = rank === 2 && num(get(gc, 'Packets')) > 0 && Number.isFinite(last) ? r.state.time_ns / 1e9 - last : 0;
+      const at = r.arrived - 1000 * Math.max(0, age);
+      if (!best || rank > best.rank || (rank === best.rank && at > best.at)) best = { r, gc, rank, at };
+    }
+    const game = { teams, best, multi: teams.length > 1 };
+    if (best) {
+      const own = teams.find((t) => t.team === teamOf(best.r));
+      let oppNo = num(get(best.gc, 'OppTeam', 'OppTeamNumber', 'OpponentTeam'));
+      let opp = Number.isFinite(oppNo) ? teams.find((t) => t.team === oppNo) : teams.length === 2 ? teams.find((t) => t !== own) : undefined;
+      if (!opp) {
+        opp = { team: oppNo, name: Number.isFinite(oppNo) ? `team ${oppNo}` : 'opponent', robots: [], isLeft: !own.isLeft, virtual: true };
+      }
+      if (!opp.colour) opp.colour = oppColour(best.gc);
+      own.score = num(get(best.gc, 'ScoreOwn'));
+      opp.score = num(get(best.gc, 'ScoreOpp'));
+      game.own = own; game.opp = opp;
+    }
+    // Colours: told by an entry, else by team number, lowest first.
+    const all = game.opp && game.opp.virtual ? [...teams, game.opp] : teams;
+    const taken = new Set(all.map((t) => t.colour).filter((c) => c));
+    const free = teamDefaults.map((c) => gcColours[c]).filter((c) => !taken.has(c));
+    const order = (t) => (Number.isFinite(t.team) && t.team >= 0 ? t.team : 1e9);
+    for (const t of [...all].sort((a, b) => order(a) - order(b))) {
+      if (!t.colour) t.colour = free.shift() || '#8b949e';
+    }
+    for (const t of teams) {
+      for (const r of t.robots) {
+        r.color = game.multi ? t.colour : r.own;
+        r.flip = game.multi && !t.isLeft;
+      }
+    }
+    for (const r of robots) if (!r.state) { r.color = r.own; r.flip = false; }
+    return game;
+  }
+
+  // updateGame fills the bar above the field: the teams (left first),
+  // the score, the game state, set play, half and clocks of the newest
+  // GameControl entry.
+  function updateGame(game) {
+    const bar = $('gamebar');
+    const b = game.best;
+    if (!b) { bar.hidden = true; dbg.game = null; return; }
+    bar.hidden = false;
+    const gc = b.gc;
+    if (b.rank === 0) {
+      // the robots' gamecontroller.state says nothing is known
+      setHTML('gb-left', ''); setHTML('gb-right', ''); setText('gb-score', '');
+      setText('gb-state', '–');
+      setText('gb-info', `no GameController heard (${b.r.label()})`);
+      bar.className = '';
+      Object.assign(bar.dataset, { state: '', score: '', half: '', stopped: 'false' });
+      dbg.game = { state: '', source: 'none', from: b.r.endpoint, teams: [] };
+      return;
+    }
+    // One team is drawn in its own frame: its goal on the left.
+    const [L, R] = !game.multi || game.own.isLeft ? [game.own, game.opp] : [game.opp, game.own];
+    const state = stateName(get(gc, 'State'));
+    const half = truthy(get(gc, 'FirstHalf')) ? 1 : 2;
+    const sp = num(get(gc, 'SetPlay'));
+    const setPlay = Number.isInteger(sp) && sp > 0 ? setPlayNames[sp] || `set play ${sp}` : '';
+    const ph = num(get(gc, 'GamePhase'));
+    const phase = Number.isInteger(ph) && ph > 0 ? phaseNames[ph] || `phase ${ph}` : '';
+    const stopped = truthy(get(gc, 'Stopped'));
+    const remaining = seconds(get(gc, 'Remaining')), secondary = seconds(get(gc, 'Secondary'));
+    const kicking = truthy(get(gc, 'OurKickOff')) ? game.own : game.opp;
+    const source = b.rank === 2 ? 'GameController' : b.rank === 1 ? 'simulator' : 'no GameController';
+    const sc = (t) => (Number.isFinite(t.score) ? String(t.score) : '?');
+    const team = (t) => `<span class="sw" style="background:${t.colour}"></span>${esc(t.name)}`;
+    setHTML('gb-left', team(L));
+    setHTML('gb-right', team(R));
+    setText('gb-score', `${sc(L)} : ${sc(R)}`);
+    setText('gb-state', state + (stopped ? ' (stopped)' : ''));
+    const info = [`half ${half}`, clock(remaining)];
+    if (phase) info.push(phase);
+    if (setPlay) info.push(`${setPlay} for ${kicking.name}`);
+    else if (state === 'READY' || state === 'SET') info.push(`kick-off for ${kicking.name}`);
+    if (secondary > 0) info.push(`secondary ${clock(secondary)}`);
+    info.push(`from ${b.r.label()} (${source})`);
+    setText('gb-info', info.join(' · '));
+    bar.className = stopped ? 'stopped' : state.toLowerCase();
+    const score = `${sc(L)}:${sc(R)}`;
+    Object.assign(bar.dataset, { state, score, half: String(half), stopped: String(stopped) });
+    dbg.game = { state, half, score, stopped, setPlay, phase, remaining, secondary, source, from: b.r.endpoint,
+      teams: [L, R].map((t) => ({ team: t.team, name: t.name, colour: t.colour, score: t.score, left: t === L, robots: t.robots.length })) };
+  }
+
   // ---------- drawing the field
 
   const canvas = $('field');
@@ -379,7 +604,7 @@
   const px = (x) => view.cx + x * view.s;
   const py = (y) => view.cy - y * view.s;
 
-  function drawField(f) {
+  function drawField(f, game) {
     ctx.fillStyle = '#1d6b35';
     ctx.fillRect(0, 0, view.w, view.h);
     ctx.strokeStyle = 'rgba(255,255,255,0.85)';
@@ -407,8 +632,12 @@
     spot(0, 0);
     ctx.fillStyle = 'rgba(255,255,255,0.5)';
     ctx.font = '11px system-ui, sans-serif';
-    ctx.fillText('own goal', px(-L) + 4, py(-W) - 4);
-    const t = 'opponent goal';
+    let lt = 'own goal', t = 'opponent goal';
+    if (game.multi) {
+      const l = game.teams.find((x) => x.isLeft), r = game.teams.find((x) => !x.isLeft);
+      lt = l ? `${l.name}'s goal` : ''; t = r ? `${r.name}'s goal` : '';
+    }
+    ctx.fillText(lt, px(-L) + 4, py(-W) - 4);
     ctx.fillText(t, px(L) - ctx.measureText(t).width - 4, py(-W) - 4);
   }
   function line(x0, y0, x1, y1) { ctx.beginPath(); ctx.moveTo(px(x0), py(y0)); ctx.lineTo(px(x1), py(y1)); ctx.stroke(); }
@@ -467,6 +696,13 @@
     return { x, y, h, cov: matrix(get(v, 'Cov'), 3), conf: num(get(v, 'Confidence')) };
   }
 
+  // mirror turns a point of robot r's team frame into the view's.
+  function mirror(r, p) { return p && r.flip ? { x: -p.x, y: -p.y } : p; }
+  function mirrorPose(r, pose) {
+    // a turn by 180° leaves the position covariance as it is
+    return pose && r.flip ? Object.assign({}, pose, { x: -pose.x, y: -pose.y, h: pose.h + Math.PI }) : pose;
+  }
+
   // gridColour colours a search-grid cell by its probability relative to
   // a uniform grid's (ratio 1): more likely cells warm and more opaque,
   // less likely ones blue, a uniform grid faint grey. t is log2 of the
@@ -479,7 +715,8 @@
     return `hsla(210, 70%, 55%, ${(0.10 + 0.25 * -t).toFixed(3)})`;
   }
 
-  function drawGrid(g) {
+  // drawGrid draws a search grid, turned by 180° if flip.
+  function drawGrid(g, flip) {
     let sum = 0;
     for (const p of g.p) if (Number.isFinite(p) && p > 0) sum += p;
     const n = g.cols * g.rows;
@@ -488,7 +725,8 @@
         const p = g.p[r * g.cols + c];
         ctx.fillStyle = gridColour(sum > 0 ? p / sum : NaN, n);
         const cy = g.cellY || g.cell;
-        const x = g.origin.x + c * g.cell, y = g.origin.y + (r + 1) * cy;
+        const x = flip ? -(g.origin.x + (c + 1) * g.cell) : g.origin.x + c * g.cell;
+        const y = flip ? -(g.origin.y + r * cy) : g.origin.y + (r + 1) * cy;
         ctx.fillRect(px(x), py(y), g.cell * view.s - 1, cy * view.s - 1);
       }
     }
@@ -496,6 +734,8 @@
 
   function drawRobot(r, pose) {
     const rad = 0.15 * view.s;
+    const gc = value(r.state, 'game_control');
+    const penalised = truthy(get(gc, 'Penalised'));
     if (pose.cov) {
       ellipse(pose.x, pose.y, [[pose.cov[0][0], pose.cov[0][1]], [pose.cov[1][0], pose.cov[1][1]]], r.color, r.color + '33');
       const sh = Math.sqrt(Math.max(0, pose.cov[2][2]));
@@ -510,41 +750,53 @@
     }
     ctx.beginPath(); ctx.arc(px(pose.x), py(pose.y), rad, 0, 2 * Math.PI);
     ctx.fillStyle = r.color; ctx.fill();
-    ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.stroke();
+    ctx.strokeStyle = penalised ? '#ff7b72' : '#000'; ctx.lineWidth = penalised ? 3 : 1;
+    if (penalised) ctx.setLineDash([3, 2]);
+    ctx.stroke();
+    ctx.setLineDash([]);
     ctx.beginPath(); ctx.moveTo(px(pose.x), py(pose.y));
     ctx.lineTo(px(pose.x + 0.3 * Math.cos(pose.h)), py(pose.y + 0.3 * Math.sin(pose.h)));
     ctx.strokeStyle = '#000'; ctx.lineWidth = 3; ctx.stroke();
     ctx.strokeStyle = r.color; ctx.lineWidth = 1.5; ctx.stroke();
     const p = r.state.robot ? r.state.robot.player : '?';
     ctx.fillStyle = '#fff'; ctx.font = 'bold 12px system-ui, sans-serif';
-    ctx.fillText(String(p), px(pose.x) + rad + 2, py(pose.y) - rad - 2);
+    ctx.fillText(String(p) + (penalised ? ' P' : ''), px(pose.x) + rad + 2, py(pose.y) - rad - 2);
+    // a point inside the disc, behind the heading line, for tests
+    const bx = px(pose.x) - 0.6 * rad * Math.cos(pose.h), by = py(pose.y) + 0.6 * rad * Math.sin(pose.h);
+    return { endpoint: r.endpoint, team: teamOf(r), player: p, color: r.color, penalised,
+      x: pose.x, y: pose.y, h: pose.h, cx: bx, cy: by };
   }
 
+  // drawTruth draws the simulator's ground truth: the robot's pose and
+  // the ball, which it returns (null if none).
   function drawTruth(r, st) {
     const gt = value(st, 'ground_truth');
-    if (!gt || !truthy(get(gt, 'Valid'))) return;
+    if (!gt) return null;
     const p = get(gt, 'Pose');
-    const x = num(get(p, 'X')), y = num(get(p, 'Y')), h = num(get(p, 'Heading'));
-    if (finite(x, y, h)) {
+    const tp = mirrorPose(r, { x: num(get(p, 'X')), y: num(get(p, 'Y')), h: num(get(p, 'Heading')) });
+    const x = tp.x, y = tp.y, h = tp.h;
+    if (truthy(get(gt, 'Valid')) && finite(x, y, h)) {
       ctx.setLineDash([3, 3]);
       ctx.strokeStyle = 'rgba(255,255,255,0.8)'; ctx.lineWidth = 1.5;
       ctx.beginPath(); ctx.arc(px(x), py(y), 0.17 * view.s, 0, 2 * Math.PI); ctx.stroke();
       line(x, y, x + 0.3 * Math.cos(h), y + 0.3 * Math.sin(h));
       ctx.setLineDash([]);
     }
-    const b = vec(get(gt, 'Ball'));
+    const b = mirror(r, vec(get(gt, 'Ball')));
     if (b && truthy(get(gt, 'BallValid'))) {
       ctx.setLineDash([2, 2]); ctx.strokeStyle = 'rgba(255,255,255,0.8)';
       ctx.beginPath(); ctx.arc(px(b.x), py(b.y), Math.max(4, 0.06 * view.s), 0, 2 * Math.PI); ctx.stroke();
       ctx.setLineDash([]);
+      return b;
     }
+    return null;
   }
 
   function drawBall(r, st, pose, f) {
     const b = value(st, 'ball');
     let drawn = false;
     if (b && truthy(get(b, 'Valid')) && truthy(get(b, 'FieldValid'))) {
-      const p = vec(get(b, 'FieldPos'));
+      const p = mirror(r, vec(get(b, 'FieldPos')));
       if (p) {
         const lost = truthy(get(b, 'Lost'));
         const cov = matrix(get(b, 'Cov'), 2);
@@ -557,7 +809,7 @@
     }
     const tb = value(st, 'team_ball');
     if (tb && truthy(get(tb, 'Valid'))) {
-      const p = vec(get(tb, 'Pos'));
+      const p = mirror(r, vec(get(tb, 'Pos')));
       if (p) {
         ctx.beginPath(); ctx.arc(px(p.x), py(p.y), Math.max(8, 0.12 * view.s), 0, 2 * Math.PI);
         ctx.strokeStyle = '#ff8c00'; ctx.lineWidth = 1.5; ctx.setLineDash([4, 3]); ctx.stroke(); ctx.setLineDash([]);
@@ -586,29 +838,36 @@
 
   function draw() {
     const f = fieldOf();
+    const game = gameOf();
     layout(f);
-    drawField(f);
-    let drawnRobots = 0, grid = null, targets = 0, ball = false;
-    const poses = robots.map((r) => (r.state ? poseOf(r.state) : null));
+    drawField(f, game);
+    let drawnRobots = 0, grid = null, gridFlip = false, targets = 0, ball = false, balls = 0, trueBall = null;
+    const drawn = [];
+    const poses = robots.map((r) => (r.state ? mirrorPose(r, poseOf(r.state)) : null));
     // the grid: the selected robot's, else the first robot's that has one
     const order = [selected, ...robots.keys()].filter((i, k, a) => a.indexOf(i) === k);
     const searches = robots.map((r) => (r.state ? searchOf(value(r.state, 'search'), f) : null));
     for (const i of order) {
-      if (searches[i] && searches[i].grid) { grid = searches[i].grid; break; }
+      if (searches[i] && searches[i].grid) { grid = searches[i].grid; gridFlip = robots[i].flip; break; }
     }
-    if (grid) drawGrid(grid);
-    robots.forEach((r, i) => { if (r.state) drawTruth(r, r.state); });
+    if (grid) drawGrid(grid, gridFlip);
+    robots.forEach((r) => {
+      const b = r.state ? drawTruth(r, r.state) : null;
+      if (b && !trueBall) trueBall = b;
+    });
     robots.forEach((r, i) => { if (r.state) drawVision(r, r.state, poses[i]); });
-    // search targets: arrows from the robot with the target's player number
+    // search targets: arrows from the robot of the same team with the
+    // target's player number
     const byPlayer = new Map();
-    robots.forEach((r, i) => { if (r.state && r.state.robot) byPlayer.set(r.state.robot.player, i); });
+    robots.forEach((r, i) => { if (r.state && r.state.robot) byPlayer.set(`${teamOf(r)}/${r.state.robot.player}`, i); });
     const seen = new Set();
     robots.forEach((r, i) => {
       const s = searches[i];
       if (!s) return;
-      for (const t of s.targets) {
-        const owner = t.player === 0 ? i : byPlayer.get(t.player);
-        const key = owner === undefined ? 'p' + t.player : owner;
+      for (const tg of s.targets) {
+        const t = { player: tg.player, pos: mirror(r, tg.pos) };
+        const owner = t.player === 0 ? i : byPlayer.get(`${teamOf(r)}/${t.player}`);
+        const key = owner === undefined ? `p${teamOf(r)}/${t.player}` : owner;
         if (seen.has(key) && owner !== i) continue;
         seen.add(key);
         const from = owner === undefined ? null : poses[owner];
@@ -620,10 +879,10 @@
     });
     robots.forEach((r, i) => {
       if (!r.state) return;
-      if (drawBall(r, r.state, poses[i], f)) ball = true;
+      if (drawBall(r, r.state, poses[i], f)) { ball = true; balls++; }
     });
     robots.forEach((r, i) => {
-      if (poses[i]) { drawRobot(r, poses[i]); drawnRobots++; }
+      if (poses[i]) { drawn.push(drawRobot(r, poses[i])); drawnRobots++; }
     });
     dbg.frames++;
     dbg.robotsDrawn = drawnRobots;
@@ -631,10 +890,17 @@
     dbg.gridCells = grid ? grid.cols * grid.rows : 0;
     dbg.targetsDrawn = targets;
     dbg.ballDrawn = ball;
+    dbg.ballsDrawn = balls;
+    dbg.trueBall = trueBall;
+    dbg.drawn = drawn;
+    dbg.teams = game.teams.map((t) => ({ team: t.team, name: t.name, colour: t.colour, left: t.isLeft,
+      players: t.robots.map((r) => (r.state.robot ? r.state.robot.player : 0)) }));
     dbg.mode = robots[0] && robots[0].state ? robots[0].state.mode : null;
     document.body.dataset.robotsDrawn = String(drawnRobots);
     document.body.dataset.gridDrawn = grid ? '1' : '0';
+    document.body.dataset.teamsDrawn = String(new Set(drawn.map((d) => d.team)).size);
     legend(grid);
+    updateGame(game);
   }
 
   function legend(grid) {
@@ -654,6 +920,7 @@
     return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
   }
   function setText(id, s) { const el = $(id); if (el.textContent !== s) el.textContent = s; }
+  function setHTML(id, s) { const el = $(id); if (el.innerHTML !== s) el.innerHTML = s; }
 
   function buildTabs() {
     const nav = $('tabs');
@@ -818,8 +1085,9 @@
       if (st.replay) s += ` · session ${st.replay.session}${st.replay.truncated ? ' (truncated)' : ''}`;
     } else s = 'waiting for state…';
     if (bad.length) s += ` · ${bad.map((x) => `${x.endpoint}: ${x.err}`).join('; ')}`;
+    if (notice) s += ` · ${notice}`;
     el.textContent = s;
-    el.className = 'status' + (bad.length ? ' bad' : '');
+    el.className = 'status' + (bad.length || notice ? ' bad' : '');
     if (replay.on) {
       const st = robots.find((x) => x.state && x.state.replay);
       if (st) {
@@ -862,10 +1130,11 @@
 
   $('robots-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    const eps = $('robots-input').value.split(',').map((s) => s.trim()).filter((s) => s);
+    const eps = endpointsOf($('robots-input').value, false).endpoints;
     const u = new URL(location.href);
     u.searchParams.set('robots', eps.join(','));
     u.searchParams.delete('discover');
+    u.searchParams.delete('game');
     history.replaceState(null, '', u);
     setRobots(eps.length ? eps : ['self']);
   });
@@ -884,7 +1153,21 @@
     setRobots(['self', ...found]);
   }
 
-  setRobots(endpointsFromParams());
-  if (params.has('discover')) runDiscover(params.get('discover') || '');
+  // runGame shows a whole game: ?game= lists its robots (see endpointsOf).
+  async function runGame(spec) {
+    const g = endpointsOf(spec, true);
+    if (g.bad.length) notice = `?game=: cannot read ${g.bad.join(', ')}`;
+    setRobots(g.endpoints);
+    if (!g.teams.length) return;
+    setText('status', `discovering teams ${g.teams.join(', ')}…`);
+    const found = await discover(g.teams, true);
+    setRobots([...g.endpoints, ...found.filter((e) => !g.endpoints.includes(e))]);
+  }
+
+  if (params.has('game')) runGame(params.get('game') || '');
+  else {
+    setRobots(endpointsFromParams());
+    if (params.has('discover')) runDiscover(params.get('discover') || '');
+  }
   changed();
 })();

@@ -42,7 +42,7 @@ func slurmCampaign(t *testing.T, dir string) []string {
 	if err := os.WriteFile(balls, []byte("4 -2.5\n-3.25 2.2\n4.5 3\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return []string{"-robots", "1", "-balls", balls, "-trials", "2", "-limit", "5s", "-penalised", "500ms",
+	return []string{"-robots", "1", "-balls", balls, "-trials", "2", "-limit", "8s", "-penalised", "500ms",
 		"-strategy", "2016", "-strategy", "2017", "-physics", "kinematic"}
 }
 

@@ -2,14 +2,14 @@
 // server's ground truth (the fork's mypos/myorien and ballpos as the
 // robot receives them): forward walking speed, falls and heading drift per
 // requested speed, sideways walking and turning on the spot, get-ups from
-// the front and the back, kick distance and direction, and the head
+// the front, the back and either side, kick distance and direction, and the head
 // scan's peak yaw speed. Each run is one in-process robot (robotd's
 // perception and motion with a scripted request) on robotd's embedded
 // simulator, or on the server ROBOTD_SIMSPARK names
 // ("agent-host:port,trainer-host:port"; start it in sync mode).
 //
 //	simmeasure [-what walk,side,getup,kick,head] [-runs N] [-speeds 0.1,0.2] [-walk 14s]
-//	           [-getup front,back] [-config JSON] [-trace DIR]
+//	           [-getup front,back,left,right] [-laystep 7ms] [-config JSON] [-trace DIR]
 //
 // It prints one line per run and a summary per measurement; -trace writes
 // each run's samples (ground truth, body angles, fall, motion, leg joints,
@@ -74,8 +74,16 @@ type options struct {
 	// CSV (name-N.csv).
 	trace string
 	runN  int
-	// getups are the get-ups to measure (front, back).
+	// getups are the get-ups to measure (front, back, left, right).
 	getups map[string]bool
+	// layStep, if not 0, lays run i down at a planned simulation time,
+	// settle + i·layStep after it connected (RobotConfig.LayDownAt), so
+	// that the runs repeat exactly and start at spread phases of the
+	// stand's sway; else when the 2 s settle has passed by the wall clock.
+	layStep time.Duration
+	// lay is the fall the next start plans (FallNone: none).
+	lay   simrun.Fall
+	layAt time.Duration
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -83,15 +91,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	what := fs.String("what", "walk,side,getup,kick,head", "measurements, comma separated: walk, side, getup, kick, head")
 	runs := fs.Int("runs", 3, "runs per measurement (and per speed)")
 	physics := fs.String("physics", simserver.PhysicsKinematic, "the embedded simulator's world model: kinematic, or ode (a build with -tags sim,ode)")
-	sides := fs.String("getup", "front,back", "which get-ups to measure: front, back or both")
+	sides := fs.String("getup", "front,back", "which get-ups to measure, comma separated: front, back, left, right (the side of the commanded fall)")
 	speeds := fs.String("speeds", "0.10,0.15,0.20,0.25,0.30", "forward speeds (m/s) for walk")
 	walkFor := fs.Duration("walk", 14*time.Second, "how long each forward walk lasts (simulation time)")
 	trace := fs.String("trace", "", "directory for one CSV per run (time, ground truth, body angles, fall, motion, leg joints)")
+	layStep := fs.Duration("laystep", 0, "getup: lay run i down at a planned simulation time, 2 s + i·laystep after it connected, so that the runs repeat exactly (0: when 2 s have passed by the wall clock)")
 	override := fs.String("config", "", "JSON laid over robotd's default configuration, e.g. {\"motion\":{\"walk\":{\"max_forward\":0.25}}}")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	o := options{what: map[string]bool{}, runs: *runs, walk: *walkFor, out: out, robot: robot.DefaultConfig(), physics: *physics, trace: *trace}
+	o := options{what: map[string]bool{}, runs: *runs, walk: *walkFor, out: out, robot: robot.DefaultConfig(), physics: *physics, trace: *trace, layStep: *layStep}
 	if *override != "" {
 		dec := json.NewDecoder(strings.NewReader(*override))
 		dec.DisallowUnknownFields()
@@ -101,7 +110,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	o.getups = map[string]bool{}
 	for _, g := range strings.Split(*sides, ",") {
-		o.getups[strings.TrimSpace(g)] = true
+		g = strings.TrimSpace(g)
+		if _, ok := simrun.FallByName(g); !ok {
+			return fmt.Errorf("-getup: %q is not front, back, left or right", g)
+		}
+		o.getups[g] = true
 	}
 	for _, w := range strings.Split(*what, ",") {
 		o.what[strings.TrimSpace(w)] = true
@@ -244,7 +257,7 @@ func (o *options) start(ctx context.Context, beam sim.Beam, request func(time.Du
 	o.player = o.player%11 + 1
 	s := &script{request: request}
 	cfg := o.robot
-	r, err := w.AddRobot(simrun.RobotConfig{Team: "robotd", Player: o.player, Beam: beam, Robot: &cfg,
+	r, err := w.AddRobot(simrun.RobotConfig{Team: "robotd", Player: o.player, Beam: beam, Robot: &cfg, LayDown: o.lay, LayDownAt: o.layAt,
 		Modules: func(c *robot.Config) []runner.Module {
 			return append(robot.ScriptedModules(c), s)
 		}})
@@ -436,17 +449,28 @@ func walkSideTurn(ctx context.Context, o *options) error {
 	return nil
 }
 
+// getUpFalls are the commanded falls -getup names, in the order they are
+// measured.
+var getUpFalls = []simrun.Fall{simrun.FallFront, simrun.FallBack, simrun.FallLeft, simrun.FallRight}
+
+// getUp lays the robot down as each -getup fall says (a commanded fall:
+// its own joints tip it over) and measures from the server's ground truth
+// whether and when it stands again: up once robotd finds it upright and
+// standing and the head (mypos z) is at a standing robot's height, and
+// success if it is up within 10 s of being laid down and stays up for 2 s.
 func getUp(ctx context.Context, o *options) error {
-	for _, front := range []bool{true, false} {
-		name := "back"
-		if front {
-			name = "front"
-		}
+	for _, fall := range getUpFalls {
+		name := fall.String()
 		if !o.getups[name] {
 			continue
 		}
 		ok := 0
-		for range o.runs {
+		var times []string
+		for i := range o.runs {
+			o.lay, o.layAt = simrun.FallNone, 0
+			if o.layStep > 0 {
+				o.lay, o.layAt = fall, settle+time.Duration(i)*o.layStep
+			}
 			ss, err := o.start(ctx, sim.Beam{X: -1, Y: 1, Deg: 30}, func(_ time.Duration, s *sample) msg.MotionRequest {
 				if s.body.Fall != msg.Upright {
 					return msg.MotionRequest{Kind: msg.MotionGetUp}
@@ -456,19 +480,25 @@ func getUp(ctx context.Context, o *options) error {
 			if err != nil {
 				return err
 			}
-			if err := ss.wait(ctx, settle); err != nil {
-				ss.close()
-				return err
+			o.lay = simrun.FallNone
+			laid := o.layAt
+			if o.layStep == 0 {
+				if err := ss.wait(ctx, settle); err != nil {
+					ss.close()
+					return err
+				}
+				laid = ss.r.Elapsed()
+				ss.r.LayDownOn(fall)
 			}
-			laid := ss.r.Elapsed()
-			ss.r.LayDown(front)
 			var down, up time.Duration
 			var how msg.Fall
+			help := false
 			_, err = ss.r.WaitFor(ctx, 15*time.Second, func() bool {
 				s := ss.s.last()
 				if down == 0 && s.body.Fall != msg.Upright {
 					down, how = s.t, s.body.Fall
 				}
+				help = help || s.motion.NeedsHelp
 				// Up by the server's ground truth too: the head (mypos z)
 				// at a standing robot's height.
 				standing := s.body.Fall == msg.Upright && s.gt.Valid && s.gt.HeadHeight > minStandingHead
@@ -490,19 +520,24 @@ func getUp(ctx context.Context, o *options) error {
 			if cerr != nil {
 				return cerr
 			}
+			asked := ""
+			if help {
+				asked = " (asked for help)"
+			}
 			switch {
 			case down == 0:
 				fmt.Fprintf(o.out, "get-up from the %s: never lay down\n", name)
 			case up == 0:
-				fmt.Fprintf(o.out, "get-up from the %s: lay %v, not up and staying up within 15 s\n", name, how)
+				fmt.Fprintf(o.out, "get-up from the %s: lay %v, not up and staying up within 15 s%s\n", name, how, asked)
 			default:
-				fmt.Fprintf(o.out, "get-up from the %s: lay %v after %.2f s, standing %.2f s after being laid down\n", name, how, (down - laid).Seconds(), (up - laid).Seconds())
+				fmt.Fprintf(o.out, "get-up from the %s: lay %v after %.2f s, standing %.2f s after being laid down%s\n", name, how, (down - laid).Seconds(), (up - laid).Seconds(), asked)
 				if up-laid <= 10*time.Second {
 					ok++
+					times = append(times, fmt.Sprintf("%.1f", (up-laid).Seconds()))
 				}
 			}
 		}
-		fmt.Fprintf(o.out, "get-up from the %s: %d of %d up within 10 s\n", name, ok, o.runs)
+		fmt.Fprintf(o.out, "get-up from the %s: %d of %d up within 10 s (%v s)\n", name, ok, o.runs, strings.Join(times, ", "))
 	}
 	return nil
 }

@@ -14,9 +14,21 @@
 // Switching is safe: a walk asked to do something else finishes its step
 // and stops in the stance; a kick or a get-up always runs to its end
 // (unless the robot falls during a kick); a kick or a walk starts only from
-// a settled stand. The motion state says truthfully what runs, whether it
-// can be interrupted and whether it has settled; its odometry is the walk's.
-// A relax request (stiffness off) is obeyed at once, whatever runs.
+// a settled stand.
+//
+// The get-up is chosen by how the torso lies (lyingPose): face down, face
+// up, or on its left or right side; from a side the robot first rolls onto
+// its front (getup_side.kf, mirrored for the right side), and the front
+// get-up follows. A get-up that leaves the robot lying, or upright for less
+// than get_up.stable_time, has failed; after get_up.max_tries failures in
+// a row motion stops trying, lies relaxed and says it needs help
+// (msg.MotionState.NeedsHelp) until the robot is upright again, has been
+// penalised and unpenalised, or its chest button is pressed.
+//
+// The motion state says truthfully what runs, whether it can be
+// interrupted and whether it has settled, and whether the robot needs
+// help; its odometry is the walk's. A relax request (stiffness off) is
+// obeyed at once, whatever runs.
 //
 // Sub-packages: kinematics (NAO leg FK/IK with the shared hip yaw-pitch),
 // walk (the walk generator).
@@ -25,12 +37,14 @@ package motion
 import (
 	"embed"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/hal/body"
 	"github.com/robotd/robotd/modules/motion/kinematics"
@@ -88,6 +102,16 @@ type GetUpConfig struct {
 	// embedded getup_front.kf and getup_back.kf ("" keeps those).
 	FrontFile string `json:"front_file"`
 	BackFile  string `json:"back_file"`
+	// SideFile is a keyframe file to use instead of the embedded
+	// getup_side.kf ("" keeps that): it rolls the robot from its left side
+	// onto its front; mirrored, from its right side.
+	SideFile string `json:"side_file"`
+	// MaxTries is how many get-ups in a row may fail before motion stops
+	// trying and asks for help.
+	MaxTries int `json:"max_tries"`
+	// StableTime is how long the robot must stay upright after a get-up
+	// for the get-up to count as a success.
+	StableTime config.Duration `json:"stable_time"`
 }
 
 // Config configures motion.
@@ -144,7 +168,7 @@ func DefaultConfig() Config {
 		Walk:           walk.DefaultConfig(),
 		Head:           DefaultHeadConfig(),
 		Kick:           KickConfig{Stiffness: 0.9, MaxDirection: 0.5},
-		GetUp:          GetUpConfig{Stiffness: 1, FallAngle: hal.Deg(50)},
+		GetUp:          GetUpConfig{Stiffness: 1, FallAngle: hal.Deg(50), MaxTries: 3, StableTime: config.Duration(time.Second)},
 		JointOffsets:   map[string]hal.Radians{},
 	}
 	c.StandPose = StandPose(&c)
@@ -216,11 +240,17 @@ type Module struct {
 	body   *blackboard.Reader[msg.BodyState]
 	angles *blackboard.Reader[hal.BodyAngles]
 	safety *blackboard.Reader[msg.Safety]
+	game   *blackboard.Reader[msg.GameControl]
+	btns   *blackboard.Reader[hal.Buttons]
 	cmdW   *blackboard.Writer[hal.JointCommand]
 	stateW *blackboard.Writer[msg.MotionState]
 
-	kicks  [2]*Keyframes // by msg.Foot
-	getups [2]*Keyframes // front, back
+	kicks  [2]*Keyframes        // by msg.Foot
+	getups [numLying]*Keyframes // by lying pose
+
+	log *slog.Logger
+	// tries is the get-ups' bookkeeping (see tries).
+	tries tries
 
 	stand  [hal.NumJoints]hal.Radians
 	walk   *walk.Walk
@@ -248,7 +278,7 @@ type Module struct {
 
 // New returns a motion module.
 func New(cfg Config) *Module {
-	m := &Module{cfg: cfg}
+	m := &Module{cfg: cfg, log: slog.Default().With("module", "motion")}
 	m.off = cfg.offsets()
 	m.stand = StandPose(&m.cfg)
 	m.walk = walk.New(cfg.Walk, cfg.BodyStance(), cfg.Geometry())
@@ -286,6 +316,14 @@ func (m *Module) Wire(b *blackboard.Board) error {
 	if m.safety, err = blackboard.ReadOptional(b, m.Name(), msg.SafetyKey); err != nil {
 		return err
 	}
+	// A robot that needs help tries again after a penalty or a press of
+	// its chest button.
+	if m.game, err = blackboard.ReadOptional(b, m.Name(), msg.GameControlKey); err != nil {
+		return err
+	}
+	if m.btns, err = blackboard.ReadOptional(b, m.Name(), msg.ButtonsKey); err != nil {
+		return err
+	}
 	if m.cmdW, err = blackboard.Write(b, m.Name(), msg.JointCommandKey); err != nil {
 		return err
 	}
@@ -303,8 +341,9 @@ func (m *Module) load() error {
 	}{
 		{&m.kicks[msg.LeftFoot], m.cfg.Kick.LeftFile, "kick_left.kf"},
 		{&m.kicks[msg.RightFoot], m.cfg.Kick.RightFile, "kick_right.kf"},
-		{&m.getups[0], m.cfg.GetUp.FrontFile, "getup_front.kf"},
-		{&m.getups[1], m.cfg.GetUp.BackFile, "getup_back.kf"},
+		{&m.getups[lyingFront], m.cfg.GetUp.FrontFile, "getup_front.kf"},
+		{&m.getups[lyingBack], m.cfg.GetUp.BackFile, "getup_back.kf"},
+		{&m.getups[lyingLeft], m.cfg.GetUp.SideFile, "getup_side.kf"},
 	}
 	for _, f := range files {
 		var data []byte
@@ -324,11 +363,12 @@ func (m *Module) load() error {
 			return fmt.Errorf("motion: %w", err)
 		}
 	}
+	m.getups[lyingRight] = m.getups[lyingLeft].Mirror(m.getups[lyingLeft].Name + " (mirrored)")
 	return nil
 }
 
 // Action returns a shipped keyframe action by file name (kick_left.kf,
-// kick_right.kf, getup_front.kf, getup_back.kf).
+// kick_right.kf, getup_front.kf, getup_back.kf, getup_side.kf).
 func Action(name string) (*Keyframes, error) {
 	data, err := actions.ReadFile("actions/" + name)
 	if err != nil {
@@ -394,20 +434,19 @@ func (m *Module) torsoPitch() (hal.Radians, bool) {
 	return a.Pitch, meta.Valid()
 }
 
-// lyingOnFront chooses the get-up for a fall: front for a forward fall,
-// back for a backward one, and by the sign of the pitch for a sideways one.
-func (m *Module) lyingOnFront(f msg.Fall) bool {
-	switch f {
-	case msg.FallenFront:
-		return true
-	case msg.FallenBack:
-		return false
-	}
+// logHelp logs that motion has given up getting up.
+func (m *Module) logHelp(fall msg.Fall) {
+	m.log.Warn("motion: get-ups failed, lying still and asking for help", "failures", m.tries.failed, "fall", fall.String())
+}
+
+// lying returns how the torso lies: from perception's body state's
+// angles if there is one, else from the body angles.
+func (m *Module) lying(f msg.Fall) lying {
 	if bs, meta := m.body.Get(); meta.Valid() {
-		return bs.Angles.Pitch > 0
+		return lyingPose(f, bs.Angles)
 	}
 	a, _ := m.angles.Get()
-	return a.Pitch > 0
+	return lyingPose(f, a)
 }
 
 // Tick implements runner.Module.
@@ -426,6 +465,7 @@ func (m *Module) Tick(t hal.Tick) error {
 		m.started = true
 	}
 	fall := m.fall()
+	m.retry(fall)
 	safe := m.safety.Load(&m.sf).Valid()
 	if safe {
 		if (m.sf.HotLeg || m.sf.Penalised) && (req.Kind == msg.MotionWalk || req.Kind == msg.MotionKick) {
@@ -437,6 +477,12 @@ func (m *Module) Tick(t hal.Tick) error {
 		if m.sf.Falling && req.Kind == msg.MotionGetUp {
 			req.Kind = msg.MotionStand // the get-up starts once the robot lies
 		}
+	}
+	if m.tries.watch(t.Time, fall, m.cfg.GetUp.MaxTries) {
+		m.logHelp(fall)
+	}
+	if m.tries.help && req.Kind != msg.MotionSit {
+		req.Kind = msg.MotionRelax // lie still and wait for help
 	}
 	m.decide(req, fall)
 
@@ -489,6 +535,9 @@ func (m *Module) Tick(t hal.Tick) error {
 		m.player.SetPitch(m.torsoPitch())
 		if m.player.Step(dt, &m.cmd) {
 			m.active, m.settled = msg.MotionStand, false
+			if m.tries.ended(t.Time, m.cfg.GetUp, fall, m.lying(fall)) {
+				m.logHelp(fall)
+			}
 		} else {
 			st.Interruptible = false
 		}
@@ -500,6 +549,7 @@ func (m *Module) Tick(t hal.Tick) error {
 		m.head.Reset(m.cmd.Angle[hal.HeadYaw], m.cmd.Angle[hal.HeadPitch])
 	}
 	st.Active = m.active // what runs from now on, if a motion just ended
+	st.NeedsHelp = m.tries.help
 	if safe && m.sf.Falling {
 		// Falling: arms in, every joint soft before the impact.
 		armsIn(&m.cmd.Angle)
@@ -556,11 +606,9 @@ func (m *Module) decide(req msg.MotionRequest, fall msg.Fall) {
 			m.toStand()
 			return
 		}
-		g := m.getups[1]
-		if m.lyingOnFront(fall) {
-			g = m.getups[0]
-		}
-		m.player.Reset(g, &m.cmd.Angle, m.cfg.GetUp.Stiffness)
+		l := m.lying(fall)
+		m.tries.start(l)
+		m.player.Reset(m.getups[l], &m.cmd.Angle, m.cfg.GetUp.Stiffness)
 		m.active = msg.MotionGetUp
 	case msg.MotionKick:
 		if m.active != msg.MotionStand || !m.settled || fall != msg.Upright {

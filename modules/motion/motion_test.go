@@ -87,11 +87,16 @@ type harness struct {
 	state  msg.MotionState
 	odo    geom.Pose3
 	odoX   float64
+	// pre, if set, runs in every tick before the module (more fake
+	// producers' writes).
+	pre func()
 }
 
 type harnessOpt struct {
 	noIMU, noBody, angles bool
 	cfg                   *Config
+	// wire, if set, declares more fake producers before the module wires.
+	wire func(b *blackboard.Board)
 }
 
 func newHarness(t testing.TB, o harnessOpt) *harness {
@@ -124,6 +129,9 @@ func newHarness(t testing.TB, o harnessOpt) *harness {
 		h.anglW, err = blackboard.Write(h.b, "hal", msg.BodyAnglesKey)
 		must(err)
 	}
+	if o.wire != nil {
+		o.wire(h.b)
+	}
 	must(h.m.Wire(h.b))
 	h.cmdR, err = blackboard.Read(h.b, "hal", msg.JointCommandKey)
 	must(err)
@@ -153,6 +161,9 @@ func (h *harness) step() {
 		h.anglW.Set(h.angles)
 	}
 	h.reqW.Set(h.req)
+	if h.pre != nil {
+		h.pre()
+	}
 	if err := h.m.Tick(h.tick); err != nil {
 		h.t.Fatal(err)
 	}
@@ -327,8 +338,8 @@ func TestFallGetUp(t *testing.T) {
 	}{
 		{"front", harnessOpt{}, msg.FallenFront, hal.BodyAngles{Pitch: 1.4}, front},
 		{"back", harnessOpt{}, msg.FallenBack, hal.BodyAngles{Pitch: -1.4}, back},
-		{"left, face down", harnessOpt{}, msg.FallenLeft, hal.BodyAngles{Roll: -1.4, Pitch: 0.3}, front},
-		{"right, face up", harnessOpt{}, msg.FallenRight, hal.BodyAngles{Roll: 1.4, Pitch: -0.3}, back},
+		{"fallen-left, face down with the head low", harnessOpt{}, msg.FallenLeft, hal.BodyAngles{Roll: -3.1, Pitch: 1.4}, front},
+		{"fallen-right, face up with the head low", harnessOpt{}, msg.FallenRight, hal.BodyAngles{Roll: 3.1, Pitch: -1.4}, back},
 		{"front from the body angles (no perception)", harnessOpt{noBody: true, angles: true}, msg.Upright, hal.BodyAngles{Pitch: 1.4}, front},
 		{"back from the body angles (no perception)", harnessOpt{noBody: true, angles: true}, msg.Upright, hal.BodyAngles{Pitch: -1.4}, back},
 	}

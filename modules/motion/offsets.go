@@ -73,6 +73,9 @@ func (c *Config) Rules() config.Rules {
 		"get_up.fall_angle":               config.Range(0, math.Pi).Doc("rad", "the tilt beyond which motion takes the robot as fallen when perception gives no body state"),
 		"get_up.front_file":               config.Text(0, 4096).Doc("", "a keyframe file to use instead of the embedded getup_front.kf (empty: the embedded one)"),
 		"get_up.back_file":                config.Text(0, 4096).Doc("", "a keyframe file to use instead of the embedded getup_back.kf (empty: the embedded one)"),
+		"get_up.side_file":                config.Text(0, 4096).Doc("", "a keyframe file to use instead of the embedded getup_side.kf, which rolls the robot from its left side onto its front (mirrored from the right side; empty: the embedded one)"),
+		"get_up.max_tries":                config.Int(1, 100).Doc("", "how many get-ups in a row may fail (end lying, or upright for less than get_up.stable_time) before motion stops trying, lies relaxed and says it needs help"),
+		"get_up.stable_time":              config.Durations(0, 30*time.Second).Doc("", "how long the robot must stay upright after a get-up for it to count as a success"),
 	}
 }
 

@@ -79,7 +79,8 @@ type Options struct {
 	Log *slog.Logger
 	// KeepPlayMode leaves an attached server's play mode as it is, for a
 	// caller that sets it itself in a cycle of its choosing (Start
-	// otherwise sets BeforeKickOff, see there).
+	// otherwise sets BeforeKickOff, see there; it sets the game clock to
+	// 0 either way).
 	KeepPlayMode bool
 }
 
@@ -160,8 +161,19 @@ func Start(ctx context.Context, opt Options) (*World, error) {
 	// a real server in PlayOn. The embedded simulator starts in
 	// BeforeKickOff; a command to it now would land in whichever cycle
 	// it is taken, which a reproducible run must not depend on.
-	if w.embedded == nil && !opt.KeepPlayMode {
-		if err := tr.PlayMode("BeforeKickOff"); err != nil {
+	//
+	// An attached server's game clock goes on from earlier runs (in
+	// PlayOn it runs freely while no agent is connected), and the
+	// server's rules end the first half at 300 s of it (BeforeKickOff:
+	// the clock stops, the robots stand in SET) and the game at 600 s
+	// (GameOver, to which every later PlayOn returns a cycle on); (time 0)
+	// starts it again, so that every run has at least 300 s of play.
+	if w.embedded == nil {
+		cmd := "(time 0)"
+		if !opt.KeepPlayMode {
+			cmd = "(playMode BeforeKickOff)" + cmd
+		}
+		if err := tr.send(cmd); err != nil {
 			w.Close()
 			return nil, err
 		}

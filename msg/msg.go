@@ -191,4 +191,9 @@ type MotionState struct {
 	// Odometry is the body's motion since the last tick, in the previous
 	// tick's robot frame.
 	Odometry hal.Pose2
+	// NeedsHelp is true once get-ups have failed motion.get_up.max_tries
+	// times in a row: motion has stopped trying and lies relaxed until the
+	// robot is upright again, has been penalised and unpenalised, or its
+	// chest button is pressed (the SPL's "incapable" robot asks for help).
+	NeedsHelp bool
 }

@@ -37,6 +37,8 @@ func TestWorldEntriesArePlainAndDistinct(t *testing.T) {
 	check(msg.BodySensorsKey.Name(), err)
 	_, err = blackboard.Write(b, "perception", msg.TeamBallKey)
 	check(msg.TeamBallKey.Name(), err)
+	_, err = blackboard.Write(b, "perception", msg.ObstaclesKey)
+	check(msg.ObstaclesKey.Name(), err)
 	_, err = blackboard.Write(b, "teamcomm", msg.TeamBallReportsKey)
 	check(msg.TeamBallReportsKey.Name(), err)
 	// The existing entries keep their own names.
@@ -132,5 +134,18 @@ func TestBallTeamReport(t *testing.T) {
 		if _, ok := tc.b.TeamReport(&tc.p, 0); ok {
 			t.Errorf("%s: reported", tc.name)
 		}
+	}
+}
+
+func TestObstaclesAddBounded(t *testing.T) {
+	var o msg.Obstacles
+	for i := range msg.MaxObstacles + 3 {
+		kept := o.Add(msg.Obstacle{Pos: hal.Vec2{X: float64(i)}})
+		if kept != (i < msg.MaxObstacles) {
+			t.Fatalf("obstacle %d: kept %v", i, kept)
+		}
+	}
+	if o.N != msg.MaxObstacles || o.Obs[msg.MaxObstacles-1].Pos.X != msg.MaxObstacles-1 {
+		t.Fatalf("N %d, last %v", o.N, o.Obs[msg.MaxObstacles-1])
 	}
 }

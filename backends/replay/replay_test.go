@@ -269,7 +269,7 @@ func TestReplayIsBitExact(t *testing.T) {
 	src.Next()
 	t.Logf("recording: %d segments, %d bytes, %.0f bytes per tick on disk; %d bytes per record before compression",
 		len(src.Files()), size, float64(size)/float64(ticks), len(src.Record().Data))
-	if got, want := res.String(), fmt.Sprintf("%d ticks, 29 entries, bit-exact", ticks); got != want {
+	if got, want := res.String(), fmt.Sprintf("%d ticks, 30 entries, bit-exact", ticks); got != want {
 		t.Fatalf("result %q", got)
 	}
 }

@@ -282,6 +282,7 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	parallel := fs.Int("parallel", runtime.NumCPU()+1, "trials at once, each on its own embedded simulator")
 	server := fs.String("server", getenv(simrun.EnvVar), "attach to a running SimSpark server, `agent-host:port,trainer-host:port` (default $"+simrun.EnvVar+"; empty: the embedded simulator)")
 	verbose := fs.Bool("v", false, "log the simulators' and robots' information messages too")
+	stallTicks := fs.Int("stall-ticks", 0, "the most ticks a robot may make without the simulator after it first answered (a stall) in a trial that counts; a trial with more is void, run once more and never stored as a result (default 5; -1 no limit)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -334,8 +335,8 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	}
 	log.Info("findball", "db", *db, "shard", shard.String(), "parallel", *parallel, "simulator", where)
 	sum, err := findball.Run(ctx, &cfg, st, findball.Options{Shard: shard, Parallel: *parallel, Target: target,
-		Log: log, SimLog: newLogger(stderr, simLevel)})
-	log.Info("run ended", "planned", sum.Planned, "already_stored", sum.Skipped, "ran", sum.Ran, "wall", sum.Wall.Round(time.Millisecond))
+		StallTicks: *stallTicks, Log: log, SimLog: newLogger(stderr, simLevel)})
+	log.Info("run ended", "planned", sum.Planned, "already_stored", sum.Skipped, "ran", sum.Ran, "voided", sum.Voided, "wall", sum.Wall.Round(time.Millisecond))
 	if errors.Is(err, findball.ErrOtherCampaign) {
 		return fmt.Errorf("%w; use -db other.db, or remove %s to start over", err, *db)
 	}
@@ -427,6 +428,10 @@ func reportWith(ctx context.Context, st *findball.Store, with []string, out stri
 	if err != nil {
 		return err
 	}
+	voided, err := st.Voided(ctx)
+	if err != nil {
+		return err
+	}
 	var notes []string
 	note := func(path string, c *findball.Config) {
 		physics := c.Physics
@@ -452,6 +457,11 @@ func reportWith(ctx context.Context, st *findball.Store, with []string, out stri
 		var rs []findball.Result
 		if err == nil {
 			rs, err = o.Results(ctx)
+		}
+		if err == nil {
+			var v int
+			v, err = o.Voided(ctx)
+			voided += v
 		}
 		o.Close()
 		if err != nil {
@@ -485,7 +495,7 @@ func reportWith(ctx context.Context, st *findball.Store, with []string, out stri
 		b.WriteString("- " + n + "\n")
 	}
 	b.WriteString("\n")
-	if err := findball.Report(&b, &cfg, results); err != nil {
+	if err := findball.ReportStored(&b, &cfg, results, voided); err != nil {
 		return err
 	}
 	path := filepath.Join(out, "report.md")

@@ -166,15 +166,15 @@ func TestReplayCommand(t *testing.T) {
 		code           int
 		stdout, stderr string
 	}{
-		{"bit-exact", []string{dir}, exitOK, strconv.Itoa(replayTicks) + " ticks, 29 entries, bit-exact\n", ""},
+		{"bit-exact", []string{dir}, exitOK, strconv.Itoa(replayTicks) + " ticks, 30 entries, bit-exact\n", ""},
 		{"motion slower", []string{"-set", "motion.max_speed=1.0", dir}, exitFailed, "tick 1 (t=10ms): cmd.joints Angle[", ""},
 		{"no get-up from a file", []string{"-config", noGetUp, dir}, exitFailed,
 			"tick " + strconv.FormatUint(getUp, 10) + " (t=" + (time.Duration(getUp) * 10 * time.Millisecond).String() + "): behaviour.motion_request Kind", ""},
 		{"unknown setting", []string{"-set", "motion.nope=1", dir}, exitFailed, "", `no setting "motion.nope"`},
 		{"no recording", []string{t.TempDir()}, exitFailed, "", "no recording"},
 		// A full disk leaves an empty last segment: the rest replays.
-		{"empty next segment", []string{emptyNext}, exitOK, strconv.Itoa(replayTicks) + " ticks, 29 entries, bit-exact\nskipped " + emptyNextName, "left out"},
-		{"last segment emptied", []string{lastCut}, exitOK, wantLast + " ticks, 29 entries, bit-exact\nskipped " + lastCutName, "left out"},
+		{"empty next segment", []string{emptyNext}, exitOK, strconv.Itoa(replayTicks) + " ticks, 30 entries, bit-exact\nskipped " + emptyNextName, "left out"},
+		{"last segment emptied", []string{lastCut}, exitOK, wantLast + " ticks, 30 entries, bit-exact\nskipped " + lastCutName, "left out"},
 		{"no argument", nil, exitUsage, "", "usage: robotd replay"},
 	}
 	for _, tc := range cases {

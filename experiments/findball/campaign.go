@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"time"
 
@@ -29,6 +30,17 @@ type Options struct {
 	// Retries is how often a trial that failed is run again (2 by
 	// default; -1 never).
 	Retries int
+	// StallTicks is the most ticks a robot may make without the simulator
+	// after the simulator first answered it (a stall) in a trial that
+	// counts: a trial with more is void, logged, recorded as voided in the
+	// store, never stored as a result, and run once more (5 by default;
+	// -1 no limit). A robot ticks without the simulator once it has waited
+	// its backend's read timeout for a message.
+	StallTicks int
+	// ReadTimeout, if positive, is how long a robot on an attached server
+	// (Target) waits for a message before it ticks without it (30 s by
+	// default, simgate.SyncConfig's).
+	ReadTimeout time.Duration
 	// Log receives the campaign's progress, SimLog the simulators' and
 	// robots' logs; nil discards.
 	Log, SimLog *slog.Logger
@@ -42,7 +54,12 @@ type Summary struct {
 	// Planned is the shard's number of trials; Skipped were already in
 	// the database; Ran were run and stored now.
 	Planned, Skipped, Ran int
-	Wall                  time.Duration
+	// Voided counts the void runs of trials (recorded in the store, not
+	// stored as results); VoidTwice the trials whose rerun was void too
+	// (or whose one run was, with Retries -1): not stored, they stay to
+	// be run.
+	Voided, VoidTwice int
+	Wall              time.Duration
 }
 
 // Run runs the campaign's trials of opt.Shard that the database does not
@@ -71,6 +88,12 @@ func Run(ctx context.Context, cfg *Config, st *Store, opt Options) (Summary, err
 	}
 	if opt.Retries == 0 {
 		opt.Retries = 2
+	}
+	switch {
+	case opt.StallTicks == 0:
+		opt.StallTicks = defaultStallTicks
+	case opt.StallTicks < 0:
+		opt.StallTicks = math.MaxInt
 	}
 	log, simLog := opt.Log, opt.SimLog
 	if log == nil {
@@ -107,12 +130,14 @@ func Run(ctx context.Context, cfg *Config, st *Store, opt Options) (Summary, err
 	if err != nil {
 		return sum, err
 	}
+	env.stallTicks, env.readTimeout = opt.StallTicks, opt.ReadTimeout
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type outcome struct {
-		r   Result
-		err error
+		r     Result
+		voids []Void
+		err   error
 	}
 	jobs := make(chan Trial)
 	results := make(chan outcome)
@@ -131,9 +156,9 @@ func Run(ctx context.Context, cfg *Config, st *Store, opt Options) (Summary, err
 	for range opt.Parallel {
 		workers.Go(func() {
 			for t := range jobs {
-				r, err := env.runRetrying(ctx, t, opt.Retries)
+				r, voids, err := env.runRetrying(ctx, t, opt.Retries)
 				select {
-				case results <- outcome{r, err}:
+				case results <- outcome{r, voids, err}:
 				case <-ctx.Done():
 					return
 				}
@@ -147,6 +172,23 @@ func Run(ctx context.Context, cfg *Config, st *Store, opt Options) (Summary, err
 
 	var firstErr error
 	for o := range results {
+		for i := range o.voids {
+			// A void run is recorded even while the run stops.
+			if err := st.SaveVoid(context.WithoutCancel(ctx), &o.voids[i], opt.Shard); err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				cancel()
+			}
+			sum.Voided++
+		}
+		if errors.Is(o.err, errVoid) && ctx.Err() == nil {
+			// Void twice: not stored; the campaign goes on, and running it
+			// again runs the trial again.
+			sum.VoidTwice++
+			log.Error("trial void twice; not stored", "trial", o.r.ID(), "err", o.err)
+			continue
+		}
 		if o.err != nil {
 			if firstErr == nil && ctx.Err() == nil {
 				firstErr = o.err
@@ -175,6 +217,9 @@ func Run(ctx context.Context, cfg *Config, st *Store, opt Options) (Summary, err
 	if firstErr != nil {
 		return sum, firstErr
 	}
+	if sum.VoidTwice > 0 {
+		return sum, fmt.Errorf("experiment: %d trials were void in both runs and are not stored (%d void runs in all): run the campaign again to run them", sum.VoidTwice, sum.Voided)
+	}
 	if err := ctx.Err(); err != nil && sum.Ran < len(todo) {
 		return sum, fmt.Errorf("experiment: campaign stopped after %d of %d trials: %w", sum.Ran, len(todo), err)
 	}
@@ -183,12 +228,23 @@ func Run(ctx context.Context, cfg *Config, st *Store, opt Options) (Summary, err
 
 // runRetrying runs a trial, again after a failure (a robot that ticked
 // without the simulator, a robot that stopped, a stall), at most retries
-// more times.
-func (e *trialEnv) runRetrying(ctx context.Context, t Trial, retries int) (Result, error) {
+// more times; a void trial (errVoid) is run once more, whatever retries
+// says (unless it is negative), and its void runs are returned.
+func (e *trialEnv) runRetrying(ctx context.Context, t Trial, retries int) (Result, []Void, error) {
+	var voids []Void
 	for attempt := 0; ; attempt++ {
 		r, err := e.run(ctx, t)
+		if ve := (*voidError)(nil); errors.As(err, &ve) && ctx.Err() == nil {
+			voids = append(voids, Void{Trial: t.ID(), Ticks: ve.ticks, Reason: err.Error()})
+			if len(voids) > 1 || retries < 0 {
+				return r, voids, err
+			}
+			e.log.Warn("trial void: a robot ticked without the simulator; running it again", "trial", t.ID(), "ticks", ve.ticks, "limit", ve.limit)
+			attempt-- // a void run is not a failure
+			continue
+		}
 		if err == nil || ctx.Err() != nil || retries < 0 || attempt >= retries {
-			return r, err
+			return r, voids, err
 		}
 		level := slog.LevelWarn
 		if !errors.Is(err, errNondeterministic) {

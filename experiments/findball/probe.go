@@ -103,16 +103,21 @@ type probe struct {
 	mu        sync.Mutex
 	last      time.Duration // the last tick's time
 	connected bool
-	idle      int // ticks without the simulator (before it answered, too)
-	hasFound  bool
-	foundAt   time.Duration
-	falls     []time.Duration // when falls began (since the start)
-	fallen    bool
-	seen      bool
-	next      time.Duration
-	samples   []Sample
-	poke      chan struct{} // gets a value when found and every second of sim time
-	lastPoke  time.Duration
+	// idle counts ticks without the simulator once it had answered (a
+	// stall); idleBefore those before its first message (the backend
+	// ticks on its nominal period while a server handshakes: about 2 s
+	// on rcssserver3d), which are no stall.
+	idle       int
+	idleBefore int
+	hasFound   bool
+	foundAt    time.Duration
+	falls      []time.Duration // when falls began (since the start)
+	fallen     bool
+	seen       bool
+	next       time.Duration
+	samples    []Sample
+	poke       chan struct{} // gets a value when found and every second of sim time
+	lastPoke   time.Duration
 
 	// Team play, from the start on: the role after every change (the
 	// first entry the role at the start), the role switches' times, and
@@ -170,7 +175,11 @@ func (p *probe) Tick(t hal.Tick) error {
 	defer p.mu.Unlock()
 	p.last = t.Time
 	if !t.Connected {
-		p.idle++
+		if p.connected {
+			p.idle++
+		} else {
+			p.idleBefore++
+		}
 		return nil
 	}
 	p.connected = true
@@ -262,12 +271,14 @@ type probeState struct {
 	hasFound  bool
 	foundAt   time.Duration
 	idle      int
+	// idleBefore is probe.idleBefore.
+	idleBefore int
 }
 
 func (p *probe) state() probeState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return probeState{last: p.last, connected: p.connected, hasFound: p.hasFound, foundAt: p.foundAt, idle: p.idle}
+	return probeState{last: p.last, connected: p.connected, hasFound: p.hasFound, foundAt: p.foundAt, idle: p.idle, idleBefore: p.idleBefore}
 }
 
 // samplesUntil returns the samples up to end (since the start).
@@ -294,4 +305,54 @@ func (p *probe) fallsUntil(end time.Duration) int {
 		}
 	}
 	return n
+}
+
+// sampleMatch is how far apart in time two robots' samples may be to be
+// taken as simultaneous (the robots sample in the same simulator cycle,
+// or the next, every Config.Sample).
+const sampleMatch = 100 * time.Millisecond
+
+// ClosestApproach returns the least distance between two robots over
+// samples (each robot's in time order, robot after robot, as a Result's),
+// comparing each sample of one robot with the other's sample nearest in
+// time (within sampleMatch); −1 when no two robots' samples pair up.
+func ClosestApproach(samples []Sample) float64 {
+	// Each robot's run of samples.
+	type run struct{ from, to int }
+	var runs []run
+	for i := 0; i < len(samples); {
+		j := i
+		for j < len(samples) && samples[j].Player == samples[i].Player {
+			j++
+		}
+		runs = append(runs, run{i, j})
+		i = j
+	}
+	best := math.Inf(1)
+	for a := range runs {
+		for b := a + 1; b < len(runs); b++ {
+			sa, sb := samples[runs[a].from:runs[a].to], samples[runs[b].from:runs[b].to]
+			k := 0
+			for _, x := range sa {
+				for k+1 < len(sb) && absDur(sb[k+1].T-x.T) <= absDur(sb[k].T-x.T) {
+					k++
+				}
+				if len(sb) == 0 || absDur(sb[k].T-x.T) > sampleMatch {
+					continue
+				}
+				best = min(best, math.Hypot(x.X-sb[k].X, x.Y-sb[k].Y))
+			}
+		}
+	}
+	if math.IsInf(best, 1) {
+		return -1
+	}
+	return best
+}
+
+func absDur(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
 }

@@ -37,6 +37,18 @@ func isThesis(cfg *Config) bool { return slices.Equal(cfg.Balls, ThesisBalls) }
 // the first), and, for the thesis' positions, the thesis' numbers beside
 // this run's.
 func Report(w io.Writer, cfg *Config, results []Result) error {
+	return report(w, cfg, results, -1)
+}
+
+// ReportStored is Report with the number of void runs the store records
+// (Store.Voided) in its heading: runs of trials that were void, never
+// results.
+func ReportStored(w io.Writer, cfg *Config, results []Result, voided int) error {
+	return report(w, cfg, results, voided)
+}
+
+// report is Report, with "voided: N" when voided is not negative.
+func report(w io.Writer, cfg *Config, results []Result, voided int) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# Find-ball campaign\n\n")
 	fmt.Fprintf(bw, "%d robots (players", len(cfg.Starts))
@@ -46,7 +58,11 @@ func Report(w io.Writer, cfg *Config, results []Result) error {
 	fmt.Fprintf(bw, " mm), %d ball positions × %d trials per strategy, limit %v, found within %g mm, reliable ball distance %g mm, seed %d.\n",
 		len(cfg.Balls), cfg.Trials, cfg.Limit.D(), cfg.FoundDistance*1000, cfg.ReliableDistance*1000, cfg.Seed)
 	planned := len(cfg.Plan())
-	fmt.Fprintf(bw, "%d of %d trials stored.\n\n", len(results), planned)
+	fmt.Fprintf(bw, "%d of %d trials stored.", len(results), planned)
+	if voided >= 0 {
+		fmt.Fprintf(bw, " voided: %d (runs in which a robot ticked without the simulator, a stall: run again, never stored as results).", voided)
+	}
+	fmt.Fprintf(bw, "\n\n")
 	tables := Tables(cfg, results)
 	for i := range tables {
 		t := &tables[i]
@@ -67,6 +83,7 @@ func Report(w io.Writer, cfg *Config, results []Result) error {
 		}
 	}
 	writeTeamPlay(bw, cfg, results)
+	writeKeepingClear(bw, cfg, results)
 	if isThesis(cfg) {
 		writeThesisComparison(bw, tables)
 	}
@@ -118,6 +135,58 @@ func writeTeamPlay(w io.Writer, cfg *Config, results []Result) {
 		row("**all**", 0)
 		fmt.Fprintln(w)
 	}
+}
+
+// contactDistance is the distance between two robots' ground positions
+// below which the report counts them as touching or all but: the SimSpark
+// NAO's lower arms hang 0.098 m to each side of the torso centre and are
+// 0.05 m wide (docs/simspark-nao-model.md), so two robots side by side
+// touch at about 0.25 m.
+const contactDistance = 0.3
+
+// writeKeepingClear writes, per strategy, the falls per trial and the
+// closest approach of two robots (by the simulator's ground truth in the
+// trajectory samples: the minimum over a trial, then its minimum and
+// median over the trials).
+func writeKeepingClear(w io.Writer, cfg *Config, results []Result) {
+	fmt.Fprintf(w, "## Keeping clear\n\nFalls: the robots' falls per trial (mean, max) and the trials with a fall. Closest approach: the least distance between two robots' ground positions in a trial (the simulator's ground truth, sampled every %v), its minimum and median over the trials, and the trials in which two robots came within %.1f m.\n\n", cfg.Sample.D(), contactDistance)
+	fmt.Fprintf(w, "| Strategy | trials | falls per trial | max falls | trials with a fall | closest approach min (m) | median (m) | within %.1f m |\n|---|---:|---:|---:|---:|---:|---:|---:|\n", contactDistance)
+	for _, s := range cfg.Strategies {
+		n, falls, most, fell, touch := 0, 0, 0, 0, 0
+		var closest []float64
+		for _, r := range results {
+			if r.Strategy != s.Name {
+				continue
+			}
+			n++
+			falls, most = falls+r.Falls, max(most, r.Falls)
+			if r.Falls > 0 {
+				fell++
+			}
+			if r.Closest >= 0 {
+				closest = append(closest, r.Closest)
+				if r.Closest < contactDistance {
+					touch++
+				}
+			}
+		}
+		per := 0.0
+		if n > 0 {
+			per = float64(falls) / float64(n)
+		}
+		lo, med := "–", "–"
+		if len(closest) > 0 {
+			slices.Sort(closest)
+			lo = fmt.Sprintf("%.2f", closest[0])
+			m := closest[len(closest)/2]
+			if len(closest)%2 == 0 {
+				m = (closest[len(closest)/2-1] + m) / 2
+			}
+			med = fmt.Sprintf("%.2f", m)
+		}
+		fmt.Fprintf(w, "| %s | %d | %.2f | %d | %d | %s | %s | %d/%d |\n", s.Name, n, per, most, fell, lo, med, touch, len(closest))
+	}
+	fmt.Fprintln(w)
 }
 
 // writeThesisComparison puts the thesis' found counts and mean times
@@ -271,7 +340,11 @@ func Outputs(ctx context.Context, st *Store, dir string) ([]string, error) {
 		files = append(files, path)
 		return nil
 	}
-	if err := write("report.md", func(w io.Writer) error { return Report(w, &cfg, results) }); err != nil {
+	voided, err := st.Voided(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := write("report.md", func(w io.Writer) error { return ReportStored(w, &cfg, results, voided) }); err != nil {
 		return files, err
 	}
 	strategyOf := map[string]string{}

@@ -279,6 +279,10 @@ func newcombe(k1, n1, k2, n2 int) Interval {
 	return Interval{Est: d, Lo: lo, Hi: hi, N: n1 + n2}
 }
 
+// TInterval is the mean of v with its Student-t 95% interval (the match
+// experiment's paired goal difference uses it too).
+func TInterval(v []float64) Interval { return tInterval(v) }
+
 // tInterval is the mean with its Student-t 95% interval.
 func tInterval(v []float64) Interval {
 	m, sd := meanSD(v)

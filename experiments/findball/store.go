@@ -79,6 +79,14 @@ CREATE TABLE IF NOT EXISTS team (
 	max_per_minute   INTEGER NOT NULL,
 	idle_ms          INTEGER NOT NULL
 );
+CREATE TABLE IF NOT EXISTS voided (
+	trial    TEXT NOT NULL,
+	ticks    INTEGER NOT NULL,
+	reason   TEXT NOT NULL,
+	shard    TEXT NOT NULL,
+	finished TEXT NOT NULL,
+	PRIMARY KEY (trial, shard, finished)
+);
 `
 
 // sqliteURI returns path as an SQLite URI filename
@@ -109,6 +117,17 @@ const busyTimeout = "busy_timeout(10000)"
 
 // Open opens (or creates) the database at path.
 func Open(ctx context.Context, path string) (*Store, error) {
+	db, err := OpenDB(ctx, path, schema)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{db: db, path: path}, nil
+}
+
+// OpenDB opens (or creates) the SQLite database at path with one
+// connection, the write-ahead log and full synchronous writes, and runs
+// schema in it. The match experiment's store opens its database so too.
+func OpenDB(ctx context.Context, path, schema string) (*sql.DB, error) {
 	q := url.Values{}
 	for _, p := range []string{busyTimeout, "synchronous(FULL)"} {
 		q.Add("_pragma", p)
@@ -147,8 +166,12 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("experiment: %s: creating the tables: %w", path, err2)
 	}
-	return &Store{db: db, path: path}, nil
+	return db, nil
 }
+
+// ReadOnlyURI is the URI that opens the database at path read-only (for
+// merging a shard's database into another).
+func ReadOnlyURI(path string) (string, error) { return readOnlyURI(path) }
 
 // Close closes the database.
 func (s *Store) Close() error {
@@ -363,6 +386,34 @@ func (s *Store) Save(ctx context.Context, cfg *Config, r *Result, shard Shard) e
 	return nil
 }
 
+// Void is a void run of a trial (see Options.StallTicks): never a
+// result, recorded in the store's voided table.
+type Void struct {
+	Trial string
+	// Ticks is the most ticks one robot made without the simulator after
+	// its first message.
+	Ticks  int
+	Reason string
+}
+
+// SaveVoid records a void run of a trial.
+func (s *Store) SaveVoid(ctx context.Context, v *Void, shard Shard) error {
+	if _, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO voided (trial, ticks, reason, shard, finished) VALUES (?,?,?,?,?)`,
+		v.Trial, v.Ticks, v.Reason, shard.String(), time.Now().UTC().Format(time.RFC3339Nano)); err != nil {
+		return fmt.Errorf("experiment: %s: recording the void run of trial %s: %w", s.path, v.Trial, err)
+	}
+	return nil
+}
+
+// Voided returns the number of void runs the store records.
+func (s *Store) Voided(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM voided`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("experiment: %s: %w", s.path, err)
+	}
+	return n, nil
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -399,9 +450,28 @@ func (s *Store) Results(ctx context.Context) ([]Result, error) {
 			r.Team.FirstStriker = time.Duration(fsms) * time.Millisecond
 		}
 		r.Time, r.Start, r.Wall = time.Duration(tms)*time.Millisecond, time.Duration(sms)*time.Millisecond, time.Duration(wms)*time.Millisecond
+		r.Closest = -1
 		out = append(out, r)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	// Each trial's closest approach of two robots, from its samples.
+	at := map[string]int{}
+	for i := range out {
+		at[out[i].ID()] = i
+	}
+	err = s.Samples(ctx, func(id string, samples []Sample) error {
+		if i, ok := at[id]; ok {
+			out[i].Closest = ClosestApproach(samples)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // Samples calls fn with each trial's samples, trial by trial in plan
@@ -559,6 +629,17 @@ func (s *Store) mergeOne(ctx context.Context, path string, st *MergeStats) (err 
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO main.team SELECT * FROM src.team`); err != nil {
 		return fmt.Errorf("experiment: merging %s: %w", path, err)
+	}
+	// A database from before the voided table has none.
+	var hasVoided int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM src.sqlite_schema WHERE type = 'table' AND name = 'voided'`).Scan(&hasVoided); err != nil {
+		return fmt.Errorf("experiment: merging %s: %w", path, err)
+	}
+	if hasVoided > 0 {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO main.voided (trial, ticks, reason, shard, finished)
+			SELECT trial, ticks, reason, shard, finished FROM src.voided`); err != nil {
+			return fmt.Errorf("experiment: merging %s: %w", path, err)
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("experiment: merging %s: %w", path, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/robotd/robotd/backends/sim"
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/config"
+	"github.com/robotd/robotd/experiments/simgate"
 	"github.com/robotd/robotd/robot"
 	"github.com/robotd/robotd/runner"
 	"github.com/robotd/robotd/simrun"
@@ -33,6 +34,10 @@ type Result struct {
 	Finder int
 	// Falls counts the robots' falls during the trial.
 	Falls int
+	// Closest is the closest approach of two robots during the trial (m,
+	// by the simulator's ground truth in the samples; ClosestApproach),
+	// −1 with fewer than two robots.
+	Closest float64
 	// Team is the trial's team play: roles, switches, idling.
 	Team TeamPlay
 	// Start is the simulation time the trial started at (the robots
@@ -50,6 +55,29 @@ type Result struct {
 // wall clock, so it is run again.
 var errNondeterministic = errors.New("experiment: a robot ticked without the simulator; the trial is not reproducible")
 
+// errVoid marks a void trial: a robot ticked without the simulator, after
+// the simulator had answered it, more than the campaign's stall limit
+// (Options.StallTicks), so the trial's times mix simulation time with
+// wall time. A void trial is never stored as a result (see voidError).
+var errVoid = errors.New("experiment: the trial is void")
+
+// voidError is a void trial's error; errors.Is(err, errVoid) holds.
+type voidError struct {
+	trial string
+	// ticks is the most ticks one robot made without the simulator after
+	// its first message; limit the stall limit it exceeded.
+	ticks, limit int
+}
+
+func (e *voidError) Error() string {
+	return fmt.Sprintf("experiment: trial %s: a robot ticked %d times without the simulator (a stall; more than %d): the trial is void", e.trial, e.ticks, e.limit)
+}
+
+func (e *voidError) Is(target error) bool { return target == errVoid }
+
+// defaultStallTicks is Options.StallTicks' default.
+const defaultStallTicks = 5
+
 // ballZ is where the trainer puts the ball (its radius: on the ground).
 const ballZ = simserver.BallRadius
 
@@ -62,6 +90,12 @@ type trialEnv struct {
 	robots  map[string]RobotConfig
 	hashes  map[string]string
 	timeout time.Duration // wall-clock limit of one trial
+	// stallTicks is the most ticks a robot may make without the simulator
+	// (after its first message) in a trial that is not void (Options).
+	stallTicks int
+	// readTimeout, if positive, is the robots' read timeout on an attached
+	// server (Options.ReadTimeout).
+	readTimeout time.Duration
 }
 
 // cycle is the embedded simulator's step.
@@ -81,44 +115,24 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 		return res, fmt.Errorf("experiment: trial %s: unknown strategy %q", t.ID(), t.Strategy)
 	}
 
-	var g *gate
+	var g *simgate.Gate
 	var srv *simserver.Server
 	target := e.target
 	if target == nil {
-		g = newGate()
-		g.hold(math.Inf(-1)) // every reply waits until the controller lets it through
 		sc := simserver.DefaultConfig()
-		sc.Sync, sc.Seed, sc.Cycle = true, subSeed(t.Seed, 0), cycle
+		sc.Seed, sc.Cycle = subSeed(t.Seed, 0), cycle
 		if cfg.Physics != "" {
 			sc.Physics = cfg.Physics
 		}
 		sc.Logger = e.simLog.With("sim", "embedded")
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		sg, err := simgate.Start(ctx, sc)
 		if err != nil {
 			return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
 		}
-		mln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			ln.Close()
-			return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
-		}
-		sc.AgentListener, sc.MonitorListener = g.listener(ln, true), g.listener(mln, false)
-		if srv, err = simserver.New(sc); err != nil {
-			ln.Close()
-			mln.Close()
-			return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
-		}
-		target = &simrun.Target{Agent: ln.Addr().String(), Trainer: mln.Addr().String()}
-		// The simulator outlives the trial's context: it stops after the
-		// robots, below.
-		sctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-		done := make(chan error, 1)
-		go func() { done <- srv.Run(sctx) }()
+		g, srv, target = sg.Gate, sg.Server, &sg.Target
 		defer func() {
-			g.close()
-			stop()
-			if serr := <-done; serr != nil && err == nil {
-				err = fmt.Errorf("experiment: trial %s: simulator: %w", t.ID(), serr)
+			if serr := sg.Stop(); serr != nil && err == nil {
+				err = fmt.Errorf("experiment: trial %s: %w", t.ID(), serr)
 			}
 		}()
 	}
@@ -135,7 +149,7 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 
 	// Before kick-off, robots may beam to their starts (a real server
 	// also keeps the ball at the centre then).
-	if err := e.trainer(ctx, g, srv, tr, func() error { return tr.PlayMode("BeforeKickOff") }); err != nil {
+	if err := simgate.Trainer(ctx, srv, tr, func() error { return tr.PlayMode("BeforeKickOff") }); err != nil {
 		return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
 	}
 
@@ -160,7 +174,10 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 		robot.Identify(&rc.Config, cfg.Team, st.Player)
 		rc.Perception.Seed = subSeed(t.Seed, 10+st.Player)
 		rc.Sim.Vision.Seed = subSeed(t.Seed, 100+st.Player)
-		sc := simConfig(rc.Sim)
+		sc := simgate.SyncConfig(rc.Sim, 100*time.Millisecond)
+		if g == nil && e.readTimeout > 0 {
+			sc.ReadTimeout = config.Duration(e.readTimeout)
+		}
 		view := &refereeView{ref: ref}
 		pr := newProbe(st.Player, cfg.FoundDistance, cfg.Sample.D(), start, poke)
 		probes[i] = pr
@@ -184,21 +201,21 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 	// play starts in the step to t0, when the robots are unpenalised.
 	var t0 time.Duration
 	if g != nil {
-		now := time.Duration(math.Round(g.lastTime(0)*1000)) * time.Millisecond
+		now := time.Duration(math.Round(g.LastTime(0)*1000)) * time.Millisecond
 		t0 = now + cfg.Penalised.D()
 		start.Store(int64(t0))
-		g.hold((t0 - cycle/2).Seconds())
-		if err := g.waitHeld(ctx); err != nil {
+		g.Hold((t0 - cycle/2).Seconds())
+		if err := g.WaitHeld(ctx); err != nil {
 			return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
 		}
-		n := g.monitorHandled()
+		n := g.MonitorHandled()
 		if err := e.placeBall(tr, t.Ball); err != nil {
 			return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
 		}
-		if err := g.waitMonitorHandled(ctx, n+2); err != nil {
+		if err := g.WaitMonitorHandled(ctx, n+2); err != nil {
 			return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
 		}
-		g.hold(math.Inf(1))
+		g.Hold(math.Inf(1))
 	} else {
 		var now time.Duration
 		for _, p := range probes {
@@ -247,72 +264,36 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 	} else {
 		res.Time = limit
 	}
-	idle := 0
+	idle, before, worst := 0, 0, 0
 	var roles [][]RoleChange
 	var switches [][]time.Duration
 	for _, p := range probes {
 		res.Samples = append(res.Samples, p.samplesUntil(end)...)
 		res.Falls += p.fallsUntil(end)
-		idle += p.state().idle
+		ps := p.state()
+		idle, before, worst = idle+ps.idle, before+ps.idleBefore, max(worst, ps.idle)
 		r, s, i := p.teamUntil(end)
 		roles, switches = append(roles, r), append(switches, s)
 		res.Team.Idle = max(res.Team.Idle, i)
 	}
 	res.Team.summarise(roles, switches, end)
+	res.Closest = ClosestApproach(res.Samples)
 	res.Wall = time.Since(wall)
+	if worst > e.stallTicks {
+		return res, &voidError{trial: t.ID(), ticks: worst, limit: e.stallTicks}
+	}
+	if g != nil && idle+before > 0 {
+		return res, fmt.Errorf("experiment: trial %s: %d ticks without the simulator: %w", t.ID(), idle+before, errNondeterministic)
+	}
 	if idle > 0 {
-		if g != nil {
-			return res, fmt.Errorf("experiment: trial %s: %d ticks without the simulator: %w", t.ID(), idle, errNondeterministic)
-		}
 		e.log.Warn("robots ticked without the simulator", "trial", t.ID(), "ticks", idle)
 	}
+	if before > 0 {
+		// An attached server answers a new robot after its handshake; the
+		// robot ticks on its nominal period meanwhile.
+		e.log.Debug("robots ticked before the simulator's first message", "trial", t.ID(), "ticks", before)
+	}
 	return res, nil
-}
-
-// simConfig is the backend's configuration for a trial: the strategy's,
-// with a long nominal period and long timeouts. A robot waiting for a
-// sync-mode server waits for the other robots and for the controller; if
-// it ticked on without the server meanwhile (every nominal period of wall
-// time), its ticks would depend on the machine's speed.
-func simConfig(c sim.Config) sim.Config {
-	c.Sync = true
-	c.Period = config.Duration(max(c.Period.D(), 100*time.Millisecond))
-	c.ReadTimeout = config.Duration(max(c.ReadTimeout.D(), 30*time.Second))
-	c.DeadTimeout = config.Duration(max(c.DeadTimeout.D(), 60*time.Second))
-	c.HandshakeTimeout = config.Duration(max(c.HandshakeTimeout.D(), 60*time.Second))
-	return c
-}
-
-// trainer sends a trainer command before any robot is there. On the
-// embedded simulator it waits until the command was carried out, by the
-// simulator's counters: with no robot connected a command is a step of its
-// own, so the robots then join in a known cycle. A server gets a moment
-// to take it (a sync-mode server without agents may not step, nor send
-// monitor messages).
-func (e *trialEnv) trainer(ctx context.Context, g *gate, srv *simserver.Server, tr *simrun.Trainer, send func() error) error {
-	before := int64(0)
-	if srv != nil {
-		before = srv.Stats().TrainerCommands
-	}
-	if err := send(); err != nil {
-		return err
-	}
-	if srv == nil {
-		if err := tr.WaitUpdate(ctx, 200*time.Millisecond); err != nil && ctx.Err() != nil {
-			return err
-		}
-		return nil
-	}
-	tk := time.NewTicker(time.Millisecond)
-	defer tk.Stop()
-	for srv.Stats().TrainerCommands <= before {
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for the simulator to take a trainer command: %w", ctx.Err())
-		case <-tk.C:
-		}
-	}
-	return nil
 }
 
 // placeBall starts play and puts the ball at b (in this order: a real
@@ -324,21 +305,13 @@ func (e *trialEnv) placeBall(tr *simrun.Trainer, b Point) error {
 	return tr.MoveBall(b.X, b.Y, ballZ, 0, 0, 0)
 }
 
-// join waits until robot i is in the world. On the embedded simulator the
-// robots join one per cycle while the others wait: robot i's scene is
-// filed, the robots already there answer one message, the world steps
-// with robot i in it, and every robot waits again.
-func (e *trialEnv) join(ctx context.Context, g *gate, i int, p *probe) error {
+// join waits until robot i is in the world (on the embedded simulator:
+// Gate.Join).
+func (e *trialEnv) join(ctx context.Context, g *simgate.Gate, i int, p *probe) error {
 	if g == nil {
 		return e.waitAll(ctx, []*probe{p}, nil, func(s probeState) bool { return s.connected })
 	}
-	if err := g.waitScene(ctx, i); err != nil {
-		return err
-	}
-	if i > 0 {
-		g.hold(g.lastTime(0) + 1e-6)
-	}
-	return g.waitHeld(ctx)
+	return g.Join(ctx, i)
 }
 
 // stallTimeout is how long the robots may go without ticking (wall time)

@@ -12,9 +12,10 @@
 // published.
 //
 // Inputs: perception's body state, pose, ball and team ball; motion's
-// state (last tick's); optionally the game state (package gamecontroller's
-// entry, else the backend's, e.g. the simulator's play modes) and the
-// teammates' messages (team communication). Without them a robot plays
+// state (last tick's); optionally perception's obstacles, the game state
+// (package gamecontroller's entry, else the backend's, e.g. the
+// simulator's play modes) and the teammates' messages (team
+// communication). Without them a robot plays
 // alone, as in PLAYING. A penalised robot stands still.
 //
 // Time comes from the tick, and a tick allocates nothing.
@@ -39,6 +40,7 @@ type Module struct {
 	ball     *blackboard.Reader[msg.Ball]
 	teamBall *blackboard.Reader[msg.TeamBall]
 	mates    *blackboard.Reader[msg.Teammates]
+	obst     *blackboard.Reader[msg.Obstacles]
 	gc       *blackboard.Reader[msg.GameControl]
 	hgs      *blackboard.Reader[hal.GameState]
 	safety   *blackboard.Reader[msg.Safety]
@@ -106,6 +108,9 @@ func (m *Module) Wire(b *blackboard.Board) error {
 	if m.mates, err = blackboard.ReadOptional(b, name, msg.TeammatesKey); err != nil {
 		return err
 	}
+	if m.obst, err = blackboard.ReadOptional(b, name, msg.ObstaclesKey); err != nil {
+		return err
+	}
 	if m.gc, err = blackboard.ReadOptional(b, name, msg.GameControlKey); err != nil {
 		return err
 	}
@@ -155,6 +160,9 @@ func (m *Module) Tick(t hal.Tick) error {
 	m.teamBall.Load(&w.teamBall)
 	if !m.mates.Load(&w.mates).Valid() {
 		w.mates.N = 0
+	}
+	if !m.obst.Load(&w.obstacles).Valid() {
+		w.obstacles.N = 0
 	}
 	gcOK := m.gc.Load(&m.gcv).Valid()
 	hsOK := m.hgs.Load(&m.hgv).Valid()

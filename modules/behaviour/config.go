@@ -51,8 +51,19 @@ type WalkConfig struct {
 	// and walks forwards; nearer it also steps sideways and turns to the
 	// target's heading.
 	FaceDistance float64 `json:"face_distance"`
-	// AvoidRadius is how close to a teammate the path may pass.
+	// AvoidRadius is how close to a teammate or a perceived obstacle the
+	// path may pass.
 	AvoidRadius float64 `json:"avoid_radius"`
+	// AvoidObstacles avoids perception's obstacles (every robot seen
+	// lately, opponents too) as well as the teammates' reported positions.
+	AvoidObstacles bool `json:"avoid_obstacles"`
+	// AvoidNear: nothing is avoided within this distance of the target,
+	// so that a ball beside a robot can still be reached.
+	AvoidNear float64 `json:"avoid_near"`
+	// AvoidHysteresis is how far to the side the robot has chosen to pass
+	// on the obstacle must be off the path before the robot passes on the
+	// other side instead.
+	AvoidHysteresis float64 `json:"avoid_hysteresis"`
 	// CameraHeight is the camera's height above the ground, for looking
 	// at the ball.
 	CameraHeight float64 `json:"camera_height"`
@@ -132,7 +143,8 @@ func DefaultConfig() Config {
 	return Config{
 		GetUp: true,
 		Walk: WalkConfig{Speed: 0.25, TurnSpeed: 0.8, SideSpeed: 0.05, TurnGain: 1.5,
-			FaceDistance: 0.5, AvoidRadius: 0.5, CameraHeight: 0.5},
+			FaceDistance: 0.5, AvoidRadius: 0.5, AvoidObstacles: true, AvoidNear: 0.5,
+			AvoidHysteresis: 0.15, CameraHeight: 0.5},
 		Kick: KickConfig{Enabled: true, Behind: 0.22, Reach: hal.Vec2{X: 0.1, Y: 0.22},
 			MaxOffset: 0.025, FootOffset: 0.05, MaxAngle: 0.15, Timeout: config.Duration(4 * time.Second)},
 		Roles: roles.DefaultConfig(),
@@ -163,7 +175,10 @@ func (c *Config) Rules() config.Rules {
 		"walk.side_speed":                   config.Range(0, 10).Doc("m/s", "the largest sideways speed near the target"),
 		"walk.turn_gain":                    config.Between(0, 100, true, false).Doc("", "the turn rate (rad/s) asked per radian of heading error"),
 		"walk.face_distance":                config.Range(0, 100).Doc("m", "farther from the target than this the robot faces it and walks forwards; nearer it also steps sideways and turns to the target's heading"),
-		"walk.avoid_radius":                 config.Range(0, 10).Doc("m", "how close to a teammate the path may pass"),
+		"walk.avoid_radius":                 config.Range(0, 10).Doc("m", "how close to a teammate or a perceived obstacle the path may pass (0: no avoidance)"),
+		"walk.avoid_obstacles":              config.Bool().Doc("", "avoids perception's obstacles (every robot seen lately, opponents too) as well as the teammates' reported positions"),
+		"walk.avoid_near":                   config.Range(0, 10).Doc("m", "nothing is avoided within this distance of the target, so that a ball beside a robot can still be reached"),
+		"walk.avoid_hysteresis":             config.Range(0, 10).Doc("m", "how far to the chosen side an obstacle must be off the path before the robot passes it on the other side"),
 		"walk.camera_height":                config.Range(0, 10).Doc("m", "the camera's height above the ground, for aiming the head at the ball"),
 		"kick.enabled":                      config.Bool().Doc("", "lets the striker kick; false: it stops behind the ball"),
 		"kick.behind":                       config.Between(0, 10, true, false).Doc("m", "how far behind the ball (away from the target) the robot lines up"),

@@ -13,7 +13,8 @@ import (
 // (w.req) and answers whether it is done.
 
 // walkTo walks to the field point target (facing heading when useHeading),
-// around teammates, with the head as given. It reports arrival (within
+// around teammates and perceived obstacles (avoid), with the head as
+// given. It reports arrival (within
 // tol, and within 0.2 rad of the heading), standing then.
 func (w *world) walkTo(target hal.Vec2, heading float64, useHeading bool, tol float64, head msg.HeadRequest) bool {
 	if !w.pose.Valid {
@@ -67,41 +68,127 @@ func (w *world) walkRel(rel hal.Vec2, herr float64, useHeading, there bool, head
 	w.req = msg.MotionRequest{Kind: msg.MotionWalk, Walk: v, Head: head}
 }
 
-// avoid returns a waypoint that passes the nearest teammate in the way to
-// rel (at distance d) at AvoidRadius, or rel when nobody is in the way.
+// avoidLookahead is how far ahead along the path an obstacle is avoided.
+const avoidLookahead = 2.0
+
+// avoidMemory is how long a chosen side is kept for the same blocker
+// (within avoidSame of where it was) while it is out of the way.
+const (
+	avoidMemory = time.Second
+	avoidSame   = 0.6
+)
+
+// avoid returns a waypoint that passes the nearest robot in the way to rel
+// (at distance d) at AvoidRadius, or rel when nobody is in the way: the
+// teammates at the positions of their team messages and, with
+// AvoidObstacles, perception's obstacles (every robot seen lately,
+// opponents too). Nothing within AvoidNear of the target is avoided, so a
+// ball beside a robot is still reached. The side, once chosen, is kept for
+// the same blocker until it lies more than AvoidHysteresis off the path on
+// that side (so noise in its position does not flip it every tick), and
+// changes when a waypoint on it would come within AvoidRadius of another
+// robot while the other side's is clear.
 func (w *world) avoid(rel hal.Vec2, d float64) hal.Vec2 {
-	r := w.cfg.Walk.AvoidRadius
-	if r <= 0 || d < 1e-6 {
+	c := &w.cfg.Walk
+	r := c.AvoidRadius
+	if r <= 0 || d < 1e-6 || d <= c.AvoidNear {
+		w.avoidSide = 0
 		return rel
 	}
+	pts := w.avoidPoints()
+	i, m, lat := pathBlocker(rel, d, r, c.AvoidNear, pts)
+	if i < 0 {
+		if w.now-w.avoidTime > avoidMemory {
+			w.avoidSide = 0
+		}
+		return rel
+	}
+	at := w.pose.Pose.Global(m)
+	same := w.avoidSide != 0 && w.now-w.avoidTime <= avoidMemory && at.Dist(w.avoidAt) <= avoidSame
+	prev := 0.0
+	if same {
+		prev = w.avoidSide
+	}
+	side := passSide(lat, prev, c.AvoidHysteresis)
 	u := rel.Scale(1 / d)
-	best, bestAlong := -1, math.Inf(1)
-	var bestM hal.Vec2
-	var bestLat float64
-	for i := range w.mates.N {
+	wp := m.Add(u.Perp().Scale(side * (r + 0.1)))
+	if crowded(wp, pts, i, r) {
+		alt := m.Add(u.Perp().Scale(-side * (r + 0.1)))
+		if !crowded(alt, pts, i, r) {
+			side, wp = -side, alt
+		}
+	}
+	w.avoidSide, w.avoidAt, w.avoidTime = side, at, w.now
+	return wp
+}
+
+// avoidPoints fills w.avoidPts with the robots to keep clear of, in the
+// robot frame: the teammates whose recent messages carry a pose, and
+// perception's obstacles when so configured.
+func (w *world) avoidPoints() []hal.Vec2 {
+	n := 0
+	for i := range min(w.mates.N, msg.MaxTeammates) {
 		mt := &w.mates.Mates[i]
 		if !mt.Msg.PoseValid || w.now-mt.Received > w.cfg.Team.MateAge.D() {
 			continue
 		}
-		m := w.pose.Pose.Local(mt.Msg.Pose.Pos())
+		w.avoidPts[n] = w.pose.Pose.Local(mt.Msg.Pose.Pos())
+		n++
+	}
+	if w.cfg.Walk.AvoidObstacles {
+		for i := range min(max(w.obstacles.N, 0), msg.MaxObstacles) {
+			w.avoidPts[n] = w.obstacles.Obs[i].Pos
+			n++
+		}
+	}
+	return w.avoidPts[:n]
+}
+
+// pathBlocker returns the nearest of pts (along the path) that lies in the
+// way from the robot to rel (at distance d): ahead of the robot, no more
+// than avoidLookahead along and more than near before the target, and
+// within r of the straight path. It returns its index (−1: none), position
+// and lateral offset (positive: left of the path).
+func pathBlocker(rel hal.Vec2, d, r, near float64, pts []hal.Vec2) (int, hal.Vec2, float64) {
+	u := rel.Scale(1 / d)
+	best, bestAlong := -1, math.Inf(1)
+	var bestM hal.Vec2
+	var bestLat float64
+	for i, m := range pts {
 		along := m.Dot(u)
 		lat := u.Cross(m)
-		if along <= 0 || along >= d || math.Abs(lat) >= r || along > 2 {
+		if along <= 0 || along >= d-near || along > avoidLookahead || math.Abs(lat) >= r {
 			continue
 		}
 		if along < bestAlong {
 			best, bestAlong, bestM, bestLat = i, along, m, lat
 		}
 	}
-	if best < 0 {
-		return rel
+	return best, bestM, bestLat
+}
+
+// passSide returns the side to pass a blocker on at lateral offset lat
+// (+1 left, −1 right): away from it, or prev (if not 0) unless the blocker
+// lies more than hyst off the path on prev's side.
+func passSide(lat, prev, hyst float64) float64 {
+	if prev != 0 && prev*lat <= hyst {
+		return prev
 	}
-	// Pass on the side away from the teammate.
-	side := -1.0
-	if bestLat < 0 {
-		side = 1
+	if lat < 0 {
+		return 1
 	}
-	return bestM.Add(u.Perp().Scale(side * (r + 0.1)))
+	return -1
+}
+
+// crowded reports whether p is within r of a point of pts other than
+// pts[skip].
+func crowded(p hal.Vec2, pts []hal.Vec2, skip int, r float64) bool {
+	for i, q := range pts {
+		if i != skip && p.Dist(q) < r {
+			return true
+		}
+	}
+	return false
 }
 
 // opponentGoal is the kick target.

@@ -16,6 +16,10 @@ import (
 //	├─ penalised: stand still
 //	├─ waiting (INITIAL, SET, FINISHED, STANDBY): stand, look at the ball
 //	├─ ready: walk to the kick-off position
+//	├─ keep off: the opponent's kick-off or set play (SPL rules: the
+//	│  defending team stays outside the centre circle until the ball is
+//	│  in play, and 0.75 m from the ball during the other team's set
+//	│  play): wait off the ball, between it and the own goal
 //	└─ play (selector by role)
 //	   ├─ goalie:    defend the ball near the goal │ keep goal │ find ball
 //	   ├─ striker:   kick │ approach │ find ball
@@ -56,7 +60,7 @@ func (m *Module) buildTree() bt.Node[world] {
 		return bt.Running
 	})
 	kickOff := bt.Do("walk to kick-off position", func(w *W) bt.Status {
-		p := kickOffPosition(w.role, w.cfg.Player)
+		p := kickOffPosition(w.role, w.cfg.Player, w.game.OurKickOff || w.game.Source != msg.GameSourceGameController)
 		if w.walkTo(p, 0, true, 0.15, w.lookAtBall()) {
 			return bt.Success
 		}
@@ -131,16 +135,53 @@ func (m *Module) buildTree() bt.Node[world] {
 		}), watch),
 		bt.NewSequence("ready", bt.If("ready?", is(msg.StateReady)), kickOff),
 		bt.NewSequence("blind", bt.If("no camera?", func(w *W) bool { return !m.hasVision }), standStill),
+		bt.NewSequence("keep off", bt.If("their kick?", (*W).keepOff), position("wait off the ball", func(w *W) hal.Vec2 {
+			g := hal.Vec2{X: -4.5}
+			d := g.Sub(w.ballField)
+			n := math.Hypot(d.X, d.Y)
+			if n < 1e-6 {
+				return w.here()
+			}
+			return w.ballField.Add(d.Scale(keepOffTarget / n))
+		})),
 		bt.NewSelector("play", goalie, striker, defender, supporter),
 	)
 }
 
-// kickOffPosition is where a role stands at kick-off (our half).
-func kickOffPosition(r msg.Role, player int) hal.Vec2 {
+// Keeping off the ball during the other team's kick-off or set play: a
+// robot nearer the ball than keepOffNear walks to keepOffTarget from it
+// (the SPL's centre circle has a radius of 0.75 m, and a set play keeps
+// the other team 0.75 m away).
+const (
+	keepOffNear   = 1.0
+	keepOffTarget = 1.15
+)
+
+// keepOff reports whether the robot must keep off the ball: the
+// GameController says the other team kicks off (its secondary time runs
+// in PLAYING) or takes a set play, and the robot is near the ball.
+func (w *world) keepOff() bool {
+	g := &w.game
+	if g.Source != msg.GameSourceGameController || g.State != msg.StatePlaying || g.OurKickOff || !w.ballKnown {
+		return false
+	}
+	if g.SetPlay == 0 && g.Secondary <= 0 {
+		return false
+	}
+	d := w.ballField.Sub(w.here())
+	return math.Hypot(d.X, d.Y) < keepOffNear
+}
+
+// kickOffPosition is where a role stands at kick-off (our half); the
+// striker stands at the centre circle when we kick off, else outside it.
+func kickOffPosition(r msg.Role, player int, ours bool) hal.Vec2 {
 	switch r {
 	case msg.RoleGoalie:
 		return hal.Vec2{X: -4.2}
 	case msg.RoleStriker:
+		if !ours {
+			return hal.Vec2{X: -1.0}
+		}
 		return hal.Vec2{X: -0.6}
 	case msg.RoleDefender:
 		return hal.Vec2{X: -3.0}

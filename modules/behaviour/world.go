@@ -23,6 +23,7 @@ type world struct {
 	teamBall  msg.TeamBall
 	game      msg.GameControl
 	mates     msg.Teammates
+	obstacles msg.Obstacles // perception's (N 0 without them)
 	role      msg.Role
 	goalie    uint8 // our goalkeeper's player number
 
@@ -32,6 +33,15 @@ type world struct {
 	ballOwn   bool // from this robot's own ball model
 	ballField hal.Vec2
 	ballRel   hal.Vec2
+
+	// Avoidance: the points to keep clear of this tick (robot frame), and
+	// the side the robot passes its blocker on (+1 left, −1 right, 0 none)
+	// with that blocker's field position and when it was chosen, for the
+	// hysteresis.
+	avoidPts  [msg.MaxTeammates + msg.MaxObstacles]hal.Vec2
+	avoidSide float64
+	avoidAt   hal.Vec2
+	avoidTime time.Duration
 
 	// Outputs.
 	req          msg.MotionRequest

@@ -18,6 +18,7 @@ func TestTickDoesNotAllocate(t *testing.T) {
 		before func(h *harness, w *world, in *input)
 	}{
 		{"tracking", func(*Config) {}, func(*harness, *world, *input) {}},
+		{"obstacles", func(*Config) {}, func(_ *harness, w *world, _ *input) { w.robots = allocRobots }},
 		{"searching the whole field", func(*Config) {}, func(h *harness, _ *world, _ *input) { h.m.loc.unlocalise(false) }},
 		{"after a fall", func(*Config) {}, func(h *harness, _ *world, in *input) {
 			in.angles.Pitch = 1.4
@@ -65,6 +66,9 @@ func TestTickDoesNotAllocate(t *testing.T) {
 		})
 	}
 }
+
+// allocRobots are the robots the "obstacles" case sees.
+var allocRobots = []hal.Vec2{{X: 0, Y: 2.1}, {X: 1.3, Y: -1.3}, {X: -1.5, Y: 0.5}}
 
 // lap returns the inputs of one lap of the synthetic world round the
 // centre circle (37.7 s), with a ball in play, and its true poses.

@@ -17,6 +17,10 @@
 //     after being moved or a fall;
 //   - the team ball (msg.TeamBallKey): the robot's own ball fused with the
 //     teammates' reports (msg.TeamBallReportsKey, optional).
+//   - the obstacle model (msg.ObstaclesKey): the robots seen lately
+//     (hal.ObjRobot observations of both cameras or a simulator's
+//     perceptor), merged by distance, tracked through odometry and dropped
+//     after a few seconds unseen (ObstacleConfig).
 //
 // The SPL field is point-symmetric: without the goal posts' IDs every
 // observation fits the mirrored pose as well. The localisation therefore
@@ -68,6 +72,8 @@ type Config struct {
 	Localisation LocalisationConfig `json:"localisation"`
 	// TeamBall configures the team-ball fusion.
 	TeamBall TeamBallConfig `json:"team_ball"`
+	// Obstacles configures the obstacle model.
+	Obstacles ObstacleConfig `json:"obstacles"`
 	// GroundTruthPose publishes the simulator's true pose instead of the
 	// localisation's (sim only; the filter keeps running).
 	GroundTruthPose bool `json:"ground_truth_pose"`
@@ -250,13 +256,14 @@ func DefaultConfig() Config {
 			MaxAge: config.Duration(3 * time.Second), MinPoseConfidence: 0.2,
 			MinNoise: 0.1, AgeNoise: 0.5, Gate: 9.21, Friction: ballFriction,
 		},
+		Obstacles: DefaultObstacleConfig(),
 	}
 }
 
 // Rules returns the allowed values and the documentation of every
 // setting, keyed within the perception section.
 func (c *Config) Rules() config.Rules {
-	return config.Rules{
+	r := config.Rules{
 		"fall_angle":                             config.Between(0, math.Pi, true, false).Doc("rad", "the torso tilt beyond which the robot counts as fallen"),
 		"body.falling_angle":                     config.Between(0, math.Pi, true, false).Doc("rad", "the tilt beyond which a gyro rate of falling_rate or more towards that side counts as a fall under way"),
 		"body.falling_rate":                      config.Between(0, 10, true, false).Doc("rad/s", "the gyro rate towards the side of a tilt beyond falling_angle that counts as a fall under way"),
@@ -309,6 +316,10 @@ func (c *Config) Rules() config.Rules {
 		"base_odometry":                          config.Bool().Doc("", "takes odometry from an omnidirectional base's own odometry instead of motion's"),
 		"seed":                                   config.Uint().Doc("", "seeds the particle filter's random generator"),
 	}
+	for k, v := range obstacleRules() {
+		r[k] = v
+	}
+	return r
 }
 
 // Validate checks the configuration: every setting against Rules, then
@@ -337,6 +348,7 @@ type Module struct {
 	body bodyTracker
 	ball ballFilter
 	loc  *localiser
+	obst obstacleTracker
 
 	// Inputs.
 	angles  *blackboard.Reader[hal.BodyAngles]
@@ -357,6 +369,7 @@ type Module struct {
 	ballW     *blackboard.Writer[msg.Ball]
 	poseW     *blackboard.Writer[msg.RobotPose]
 	teamBallW *blackboard.Writer[msg.TeamBall]
+	obstW     *blackboard.Writer[msg.Obstacles]
 
 	// State between ticks.
 	started   bool
@@ -383,6 +396,7 @@ type Module struct {
 	ms      msg.MotionState
 	bs      hal.BaseState
 	reports msg.TeamBallReports
+	obs     msg.Obstacles
 }
 
 // New returns a perception module.
@@ -393,6 +407,7 @@ func New(cfg Config) *Module {
 	m.ball.cfg = cfg.Ball
 	m.ball.odoTrans, m.ball.odoRot = cfg.Localisation.OdometryTransNoise, cfg.Localisation.OdometryRotNoise
 	m.loc = newLocaliser(cfg.Localisation, field.SPL(), rng)
+	m.obst.cfg = cfg.Obstacles
 	return m
 }
 
@@ -440,7 +455,10 @@ func (m *Module) Wire(b *blackboard.Board) error {
 	if m.poseW, err = blackboard.Write(b, name, msg.RobotPoseKey); err != nil {
 		return err
 	}
-	m.teamBallW, err = blackboard.Write(b, name, msg.TeamBallKey)
+	if m.teamBallW, err = blackboard.Write(b, name, msg.TeamBallKey); err != nil {
+		return err
+	}
+	m.obstW, err = blackboard.Write(b, name, msg.ObstaclesKey)
 	return err
 }
 
@@ -497,6 +515,7 @@ func (m *Module) Tick(t hal.Tick) error {
 	case fallen:
 		// Odometry and vision are unreliable while falling and lying.
 		m.ball.predict(dt, hal.Pose2{})
+		m.obst.predict(hal.Pose2{})
 	case m.fallen:
 		m.loc.spread(t.Time)
 		fallthrough
@@ -505,11 +524,13 @@ func (m *Module) Tick(t hal.Tick) error {
 			m.loc.predict(odo)
 		}
 		m.ball.predict(dt, odo)
+		m.obst.predict(odo)
 		if t.Connected && m.vision != nil && m.vision.Load(&m.vis).Fresh && m.vis.Fresh {
 			if !penalised {
 				observed = m.loc.observe(&m.vis, t.Time)
 			}
 			m.ball.update(&m.vis, t.Time)
+			m.obst.update(&m.vis, t.Time)
 		}
 	}
 	m.fallen = fallen
@@ -527,6 +548,9 @@ func (m *Module) Tick(t hal.Tick) error {
 	}
 	m.poseW.Set(pose)
 	m.ballW.Set(ball)
+	m.obst.age(t.Time)
+	m.obst.publish(t.Time, &m.obs)
+	m.obstW.Set(m.obs)
 
 	// Team ball.
 	own, hasOwn := ball.TeamReport(&pose, t.Time)

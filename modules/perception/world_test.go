@@ -57,12 +57,14 @@ type harness struct {
 	ballR     *blackboard.Reader[msg.Ball]
 	poseR     *blackboard.Reader[msg.RobotPose]
 	teamBallR *blackboard.Reader[msg.TeamBall]
+	obstR     *blackboard.Reader[msg.Obstacles]
 
 	body     msg.BodyState
 	sensors  msg.BodySensors
 	ball     msg.Ball
 	pose     msg.RobotPose
 	teamBall msg.TeamBall
+	obst     msg.Obstacles
 }
 
 func writer[T any](tb testing.TB, b *blackboard.Board, module string, k blackboard.Key[T]) *blackboard.Writer[T] {
@@ -105,6 +107,7 @@ func newHarness(tb testing.TB, cfg Config) *harness {
 	h.ballR = reader(tb, b, msg.BallKey)
 	h.poseR = reader(tb, b, msg.RobotPoseKey)
 	h.teamBallR = reader(tb, b, msg.TeamBallKey)
+	h.obstR = reader(tb, b, msg.ObstaclesKey)
 	if err := b.Validate(); err != nil {
 		tb.Fatal(err)
 	}
@@ -140,6 +143,7 @@ func (h *harness) step(tb testing.TB, in *input) {
 	h.ballR.Load(&h.ball)
 	h.poseR.Load(&h.pose)
 	h.teamBallR.Load(&h.teamBall)
+	h.obstR.Load(&h.obst)
 }
 
 // world is a synthetic SPL field: a robot walking under a controller, with
@@ -173,6 +177,10 @@ type world struct {
 	// falseRate is the chance per frame of a false landmark (a random kind
 	// at a random place in view).
 	falseRate float64
+	// robots stand at these field positions, seen (as opponents) within
+	// robotRange.
+	robots     []hal.Vec2
+	robotRange float64
 	// still stops the robot (the head keeps scanning).
 	still bool
 	// fallen: the robot lies; the camera sees nothing useful and odometry
@@ -198,7 +206,7 @@ func newWorld(seed uint64, start hal.Pose2) *world {
 		fov: 60.9 * math.Pi / 180, maxRange: 9, ballRange: 5,
 		distNoise: 0.03, bearingNoise: 1.0 * math.Pi / 180,
 		odoScale: 1.05, odoRotScale: 0.95, odoNoise: 0.1,
-		circleR: 1.5, speed: 0.25,
+		circleR: 1.5, speed: 0.25, robotRange: 4,
 	}
 }
 
@@ -280,6 +288,13 @@ func (w *world) step(in *input) {
 	w.see(in, hal.ObjCentreCircle, 0, w.dims.CentreCircle(), w.maxRange)
 	if w.ballOn {
 		w.see(in, hal.ObjBall, 0, w.ball, w.ballRange)
+	}
+	for _, p := range w.robots {
+		n := in.vision.N
+		w.see(in, hal.ObjRobot, 0, p, w.robotRange)
+		if in.vision.N > n {
+			in.vision.Obs[n].Team = 1
+		}
 	}
 	if w.rng.Float64() < w.falseRate {
 		kinds := [...]hal.ObjectKind{hal.ObjGoalPost, hal.ObjCorner, hal.ObjTJunction, hal.ObjCentreCircle}

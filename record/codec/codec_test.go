@@ -291,6 +291,7 @@ var entryTypes = []struct {
 	{"msg.TeamOut", roundTrip[msg.TeamOut]},
 	{"msg.GameControl", roundTrip[msg.GameControl]},
 	{"msg.Teammates", roundTrip[msg.Teammates]},
+	{"msg.Obstacles", roundTrip[msg.Obstacles]},
 }
 
 func TestCodecRoundTripBitExact(t *testing.T) {

@@ -303,37 +303,60 @@ var ErrOtherCampaign = errors.New("slurm: the output directory holds another cam
 // campaign is resumed: only tasks with trials missing are submitted.
 // Cancelling ctx cancels the array's jobs.
 func Submit(ctx context.Context, c Config, campaign *findball.Config, opt Options) (Summary, error) {
-	start := time.Now()
-	var sum Summary
 	if err := campaign.Validate(); err != nil {
-		return sum, err
+		return Summary{}, err
 	}
 	plan := campaign.Plan()
-	if err := c.Validate(len(plan)); err != nil {
+	return SubmitCampaign(ctx, c, Campaign{Config: campaign, Total: len(plan), Stored: stored,
+		Units: func(i, n int) int {
+			k := 0
+			for _, t := range plan {
+				if (findball.Shard{I: i, N: n}).Has(t) {
+					k++
+				}
+			}
+			return k
+		}}, opt)
+}
+
+// Campaign is a campaign of any experiment whose command runs a shard
+// as `run -config FILE -db FILE -out DIR -shard i/n -parallel N` (findball
+// and match).
+type Campaign struct {
+	// Config is the campaign, written to CampaignFile as JSON.
+	Config any
+	// Total is the campaign's number of units (trials, games); Units(i, n)
+	// the number of shard i of n.
+	Total int
+	Units func(i, n int) int
+	// Stored counts the units in a shard's database (0 when there is
+	// none yet).
+	Stored func(ctx context.Context, path string) (int, error)
+}
+
+// SubmitCampaign is Submit for any experiment's campaign.
+func SubmitCampaign(ctx context.Context, c Config, campaign Campaign, opt Options) (Summary, error) {
+	start := time.Now()
+	var sum Summary
+	if err := c.Validate(campaign.Total); err != nil {
 		return sum, err
 	}
 	log := opt.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if err := prepare(&c, campaign); err != nil {
+	if err := prepare(&c, campaign.Config); err != nil {
 		return sum, err
 	}
 	tasks := make([]*Task, c.Tasks)
 	for i := range tasks {
-		tasks[i] = &Task{Index: i}
-		for _, t := range plan {
-			if (findball.Shard{I: i, N: c.Tasks}).Has(t) {
-				tasks[i].Trials++
-			}
-		}
+		tasks[i] = &Task{Index: i, Trials: campaign.Units(i, c.Tasks)}
 		sum.Shards = append(sum.Shards, ShardDB(c.Dir, i))
 	}
-	s := &submitter{c: c, log: log}
 	// Tasks whose databases are complete (an earlier submit) are done.
 	var todo []int
 	for _, t := range tasks {
-		n, err := stored(ctx, ShardDB(c.Dir, t.Index))
+		n, err := campaign.Stored(ctx, ShardDB(c.Dir, t.Index))
 		if err != nil {
 			return sum, err
 		}
@@ -349,6 +372,7 @@ func Submit(ctx context.Context, c Config, campaign *findball.Config, opt Option
 		sum.Wall = time.Since(start)
 		return sum, nil
 	}
+	s := &submitter{c: c, log: log}
 	job, err := s.sbatch(ctx, arrayList(todo))
 	if err != nil {
 		return sum, err
@@ -375,7 +399,7 @@ func Submit(ctx context.Context, c Config, campaign *findball.Config, opt Option
 
 // prepare makes the directory and writes the campaign and the script; a
 // directory holding another campaign is an error.
-func prepare(c *Config, campaign *findball.Config) error {
+func prepare(c *Config, campaign any) error {
 	if err := os.MkdirAll(filepath.Join(c.Dir, LogDir), 0o755); err != nil {
 		return fmt.Errorf("slurm: %w", err)
 	}

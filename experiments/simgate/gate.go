@@ -1,4 +1,9 @@
-package findball
+// Package simgate makes runs on robotd's embedded simulator reproducible:
+// a Gate between the simulator and its agents holds the world in a chosen
+// cycle, so that robots join and trainer commands (and anything else a
+// controller does while the world waits) land in known cycles whatever
+// the machine's load. The find-ball trials and the matches use it.
+package simgate
 
 import (
 	"bufio"
@@ -14,7 +19,7 @@ import (
 	"sync"
 )
 
-// gate makes a trial on the embedded simulator deterministic. It wraps the
+// Gate makes a run on the embedded simulator deterministic. It wraps the
 // simulator's agent and trainer/monitor listeners (simserver.Config's
 // AgentListener and MonitorListener), so it sees every frame the server
 // reads and every perceptor message it writes, and it can hold an agent's
@@ -31,7 +36,7 @@ import (
 // "Handled" is when the server's reader comes back for the next frame:
 // the simulator's readers finish filing a frame (a scene, a trainer
 // command) before they read on.
-type gate struct {
+type Gate struct {
 	mu      sync.Mutex
 	changed chan struct{} // closed and replaced on every change
 	holdAt  float64       // agents' replies to messages of sim time ≥ holdAt are held
@@ -40,33 +45,33 @@ type gate struct {
 	closed  bool
 }
 
-func newGate() *gate {
-	return &gate{changed: make(chan struct{}), holdAt: math.Inf(1)}
+func New() *Gate {
+	return &Gate{changed: make(chan struct{}), holdAt: math.Inf(1)}
 }
 
 // notify wakes every waiter; g.mu is held.
-func (g *gate) notify() {
+func (g *Gate) notify() {
 	close(g.changed)
 	g.changed = make(chan struct{})
 }
 
-// listener wraps ln; agent selects the agent port's behaviour (holding,
+// Listener wraps ln; agent selects the agent port's behaviour (holding,
 // message times) over the monitor port's (counting handled frames only).
-func (g *gate) listener(ln net.Listener, agent bool) net.Listener {
+func (g *Gate) Listener(ln net.Listener, agent bool) net.Listener {
 	return &gateListener{Listener: ln, g: g, agent: agent}
 }
 
-// hold sets the sim time from which agents' replies are held; +Inf
+// Hold sets the sim time from which agents' replies are held; +Inf
 // releases everything.
-func (g *gate) hold(t float64) {
+func (g *Gate) Hold(t float64) {
 	g.mu.Lock()
 	g.holdAt = t
 	g.notify()
 	g.mu.Unlock()
 }
 
-// close releases every held reader for good (the trial is over).
-func (g *gate) close() {
+// Close releases every held reader for good (the run is over).
+func (g *Gate) Close() {
 	g.mu.Lock()
 	g.closed = true
 	g.holdAt = math.Inf(1)
@@ -75,7 +80,7 @@ func (g *gate) close() {
 }
 
 // wait waits until cond (called with g.mu held) is true.
-func (g *gate) wait(ctx context.Context, what string, cond func() bool) error {
+func (g *Gate) wait(ctx context.Context, what string, cond func() bool) error {
 	for {
 		g.mu.Lock()
 		ok, ch := cond(), g.changed
@@ -86,29 +91,29 @@ func (g *gate) wait(ctx context.Context, what string, cond func() bool) error {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return fmt.Errorf("experiment: waiting for %s: %w", what, ctx.Err())
+			return fmt.Errorf("simgate: waiting for %s: %w", what, ctx.Err())
 		}
 	}
 }
 
-// agentsAccepted returns how many agent connections were accepted.
-func (g *gate) agentsAccepted() int {
+// AgentsAccepted returns how many agent connections were accepted.
+func (g *Gate) AgentsAccepted() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return len(g.agents)
 }
 
-// waitScene waits until the server has filed agent connection i's first
+// WaitScene waits until the server has filed agent connection i's first
 // frame (its scene).
-func (g *gate) waitScene(ctx context.Context, i int) error {
+func (g *Gate) WaitScene(ctx context.Context, i int) error {
 	return g.wait(ctx, fmt.Sprintf("agent %d's scene", i), func() bool {
 		return i < len(g.agents) && (g.agents[i].handled >= 1 || g.agents[i].eof)
 	})
 }
 
-// waitHeld waits until every agent whose scene was filed has been sent a
+// WaitHeld waits until every agent whose scene was filed has been sent a
 // message and has its reply held (or has gone).
-func (g *gate) waitHeld(ctx context.Context) error {
+func (g *Gate) WaitHeld(ctx context.Context) error {
 	return g.wait(ctx, "the robots to reach the hold", func() bool {
 		for _, c := range g.agents {
 			if c.eof || c.handled == 0 {
@@ -122,8 +127,8 @@ func (g *gate) waitHeld(ctx context.Context) error {
 	})
 }
 
-// lastTime returns the sim time of the last message sent to agent i.
-func (g *gate) lastTime(i int) float64 {
+// LastTime returns the sim time of the last message sent to agent i.
+func (g *Gate) LastTime(i int) float64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if i >= len(g.agents) {
@@ -132,8 +137,8 @@ func (g *gate) lastTime(i int) float64 {
 	return g.agents[i].last
 }
 
-// monitorHandled returns how many trainer frames the server has filed.
-func (g *gate) monitorHandled() int {
+// MonitorHandled returns how many trainer frames the server has filed.
+func (g *Gate) MonitorHandled() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	n := 0
@@ -143,8 +148,8 @@ func (g *gate) monitorHandled() int {
 	return n
 }
 
-// waitMonitorHandled waits until the server has filed n trainer frames.
-func (g *gate) waitMonitorHandled(ctx context.Context, n int) error {
+// WaitMonitorHandled waits until the server has filed n trainer frames.
+func (g *Gate) WaitMonitorHandled(ctx context.Context, n int) error {
 	return g.wait(ctx, "the simulator to take the trainer commands", func() bool {
 		got := 0
 		for _, c := range g.monitor {
@@ -156,7 +161,7 @@ func (g *gate) waitMonitorHandled(ctx context.Context, n int) error {
 
 type gateListener struct {
 	net.Listener
-	g     *gate
+	g     *Gate
 	agent bool
 }
 
@@ -185,7 +190,7 @@ const maxGateFrame = 1 << 20
 type gateConn struct {
 	net.Conn
 	in    *bufio.Reader // frames arrive whole: one read each
-	g     *gate
+	g     *Gate
 	agent bool
 
 	// The reader's (the server's reader goroutine).
@@ -237,7 +242,7 @@ func (c *gateConn) next() error {
 	}
 	n := binary.BigEndian.Uint32(hdr[:])
 	if n > maxGateFrame {
-		return fmt.Errorf("experiment: gate: a frame of %d bytes", n)
+		return fmt.Errorf("simgate: gate: a frame of %d bytes", n)
 	}
 	if cap(c.buf) < int(n)+4 {
 		c.buf = make([]byte, int(n)+4)

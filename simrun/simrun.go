@@ -77,10 +77,10 @@ type Options struct {
 	Target *Target
 	// Log receives the simulator's and the robots' logs; nil discards.
 	Log *slog.Logger
-	// KeepPlayMode leaves an attached server's play mode as it is, for a
-	// caller that sets it itself in a cycle of its choosing (Start
-	// otherwise sets BeforeKickOff, see there; it sets the game clock to
-	// 0 either way).
+	// KeepPlayMode leaves an attached server's play mode and game clock
+	// as they are, for a caller that sets them itself in a cycle of its
+	// choosing (Start otherwise sets BeforeKickOff and the clock to 0,
+	// see there; Trainer.PlayModeFromZero does both).
 	KeepPlayMode bool
 }
 
@@ -168,12 +168,8 @@ func Start(ctx context.Context, opt Options) (*World, error) {
 	// the clock stops, the robots stand in SET) and the game at 600 s
 	// (GameOver, to which every later PlayOn returns a cycle on); (time 0)
 	// starts it again, so that every run has at least 300 s of play.
-	if w.embedded == nil {
-		cmd := "(time 0)"
-		if !opt.KeepPlayMode {
-			cmd = "(playMode BeforeKickOff)" + cmd
-		}
-		if err := tr.send(cmd); err != nil {
+	if w.embedded == nil && !opt.KeepPlayMode {
+		if err := tr.PlayModeFromZero("BeforeKickOff"); err != nil {
 			w.Close()
 			return nil, err
 		}

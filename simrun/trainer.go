@@ -284,6 +284,14 @@ const ballRadius = 0.05
 // PlayMode sets the play mode by name (e.g. PlayOn, BeforeKickOff).
 func (t *Trainer) PlayMode(mode string) error { return t.send("(playMode " + mode + ")") }
 
+// PlayModeFromZero sets the play mode and the game clock to 0 in one
+// message. A server's game clock goes on from earlier runs, and its rules
+// end the first half at 300 s of it and the game at 600 s (rcssserver3d's
+// RuleHalfTime): every run on a server starts its clock so.
+func (t *Trainer) PlayModeFromZero(mode string) error {
+	return t.send("(playMode " + mode + ")(time 0)")
+}
+
 // KickOff starts the game with side's kick-off.
 func (t *Trainer) KickOff(side string) error { return t.send("(kickOff " + side + ")") }
 

@@ -149,13 +149,7 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 
 	// Before kick-off, robots may beam to their starts (a real server
 	// also keeps the ball at the centre then).
-	if err := simgate.Trainer(ctx, srv, tr, func() error {
-		if srv == nil {
-			// A server's game clock starts from 0 (its half-time rule).
-			return tr.PlayModeFromZero("BeforeKickOff")
-		}
-		return tr.PlayMode("BeforeKickOff")
-	}); err != nil {
+	if err := simgate.BeforeKickOff(ctx, srv, tr); err != nil {
 		return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
 	}
 

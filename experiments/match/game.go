@@ -181,13 +181,7 @@ func (e *env) Play(ctx context.Context, gm Game) (res Result, err error) {
 		}
 	}()
 	tr := w.Trainer()
-	if err := simgate.Trainer(ctx, srv, tr, func() error {
-		if srv == nil {
-			// A server's game clock starts from 0 (its half-time rule).
-			return tr.PlayModeFromZero("BeforeKickOff")
-		}
-		return tr.PlayMode("BeforeKickOff")
-	}); err != nil {
+	if err := simgate.BeforeKickOff(ctx, srv, tr); err != nil {
 		return fail(err)
 	}
 

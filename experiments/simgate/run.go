@@ -112,6 +112,18 @@ func Trainer(ctx context.Context, srv *simserver.Server, tr *simrun.Trainer, sen
 	return nil
 }
 
+// BeforeKickOff puts the world in BeforeKickOff, in which robots may beam
+// to their starts, through Trainer; on a server (srv nil) with its game
+// clock at 0, whose rules end the first half at 300 s of it.
+func BeforeKickOff(ctx context.Context, srv *simserver.Server, tr *simrun.Trainer) error {
+	return Trainer(ctx, srv, tr, func() error {
+		if srv == nil {
+			return tr.PlayModeFromZero("BeforeKickOff")
+		}
+		return tr.PlayMode("BeforeKickOff")
+	})
+}
+
 // Join waits until agent i (in accept order) is in the world. The robots
 // join one per cycle while the others wait: robot i's scene is filed, the
 // robots already there answer one message, the world steps with robot i

@@ -12,8 +12,22 @@ import (
 
 	"github.com/robotd/robotd/field"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/internal/racetest"
 	"github.com/robotd/robotd/modules/vision/visiontest"
 )
+
+// oneGoroutine skips a test under the race detector. The pipeline starts
+// no goroutine and these tests run it in one (none of them is parallel),
+// so the race detector has nothing to find in them; it only makes them 5
+// to 10 times slower. Their numbers are asserted without it: scripts/test
+// runs every package that imports internal/racetest a second time without
+// -race.
+func oneGoroutine(t *testing.T) {
+	t.Helper()
+	if racetest.Enabled {
+		t.Skip("the vision pipeline in one goroutine: asserted without the race detector")
+	}
+}
 
 // pngToYUYV converts an image to YUYV with full-range BT.601 (what
 // color.RGBToYCbCr computes), chroma averaged over each pixel pair.

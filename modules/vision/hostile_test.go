@@ -84,6 +84,7 @@ func itoa(i int) string {
 // most twice the work of a normal frame in every bounded count: pixels
 // classified, runs, ball candidates, network checks, RANSAC point tests.
 func TestHostileWorkBounded(t *testing.T) {
+	oneGoroutine(t)
 	p := mustNew(t)
 	normal, hostile := hostileCases(t)
 	var base Work

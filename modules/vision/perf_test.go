@@ -23,6 +23,7 @@ func benchFrame() (Image, *visiontest.Pinhole) {
 // TestProcessDoesNotAllocate: after the first frame, Process allocates
 // nothing, on synthetic and real frames.
 func TestProcessDoesNotAllocate(t *testing.T) {
+	oneGoroutine(t)
 	p := mustNew(t)
 	img, cam := benchFrame()
 	real := loadPNG(t, filepath.Join(htwkDir, "ChinaTest2015GAB03B_AnyBallTest3_00070111_U.png"))
@@ -44,6 +45,7 @@ func TestProcessDoesNotAllocate(t *testing.T) {
 // TestMemory: a pipeline's buffers for 640×480 stay far below the 20 MB
 // budget; the resident set grows by about as much once frames ran.
 func TestMemory(t *testing.T) {
+	oneGoroutine(t)
 	img, cam := benchFrame()
 	var a, b runtime.MemStats
 	runtime.GC()

@@ -16,6 +16,7 @@ import (
 // within 10 px of its label, no ball is reported anywhere else, and the
 // field boundary passes within 8 px of every labelled point.
 func TestRealFrames(t *testing.T) {
+	oneGoroutine(t)
 	l := loadLabels(t)
 	if len(l.Images) != 3 {
 		t.Fatalf("labels.json has %d images, want 3", len(l.Images))

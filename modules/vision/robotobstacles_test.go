@@ -31,6 +31,7 @@ func mrBurns(t testing.TB) (robotFrame, Projector) {
 // as obstacles, each once, with observations of kind ObjRobot; with
 // no_robot_detector there are no boxes.
 func TestPipelineRobots(t *testing.T) {
+	oneGoroutine(t)
 	f, cam := mrBurns(t)
 	p := mustNew(t)
 	var out hal.Vision
@@ -102,6 +103,7 @@ func TestPipelineRobots(t *testing.T) {
 // for the balls and report no robot; a frame of another size starts
 // over; a frame the detector cannot take (not 80k×60k) has no boxes.
 func TestRobotDetectorEvery(t *testing.T) {
+	oneGoroutine(t)
 	f, cam := mrBurns(t)
 	p, err := New(Config{RobotDetectorEvery: 3})
 	if err != nil {
@@ -269,6 +271,7 @@ func TestBadRobotModel(t *testing.T) {
 // obstacles, the merge) allocates nothing, also on the frames between
 // runs.
 func TestProcessWithRobotsDoesNotAllocate(t *testing.T) {
+	oneGoroutine(t)
 	f, cam := mrBurns(t)
 	for _, every := range []int{1, 2} {
 		p, err := New(Config{RobotDetectorEvery: every})

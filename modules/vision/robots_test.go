@@ -169,6 +169,7 @@ func (s *robotScoreCard) String() string {
 // B-Human's use; lower-camera ones are reported apart. Numbers:
 // go test ./modules/vision -run TestRobotDetectorRealSet -v
 func TestRobotDetectorRealSet(t *testing.T) {
+	oneGoroutine(t)
 	frames := loadRobotFrames(t)
 	d := newTestRobotDetector(t, RobotConfig{})
 	for _, a := range []robotAugmentation{{name: "mirrored", mirror: true}, {name: "luma ×0.6", luma: 0.6}, {name: "luma ×1.3", luma: 1.3}} {
@@ -268,6 +269,7 @@ func (a robotAugmentation) apply(f robotFrame) robotFrame {
 // the two close robots of GO2018G5C_MrBurns (upper camera) are found,
 // and an empty field (ChinaTest2015 …00049806, …00051659) gives no box.
 func TestRobotDetectorKnownFrames(t *testing.T) {
+	oneGoroutine(t)
 	frames := loadRobotFrames(t)
 	d := newTestRobotDetector(t, RobotConfig{})
 	checked := 0
@@ -375,6 +377,7 @@ func bhRobotInput(img Image) []float32 {
 // preprocessing, value for value, on random frames of every supported
 // size and on a real one.
 func TestRobotShrinkIsBHumans(t *testing.T) {
+	oneGoroutine(t)
 	d := &RobotDetector{in: make([]float32, robotInW*robotInH*robotInC)}
 	rng := rand.New(rand.NewPCG(1, 2))
 	var imgs []Image
@@ -631,6 +634,7 @@ func TestRobotDetectorBadInput(t *testing.T) {
 
 // TestRobotDetectorAllocs: Detect allocates nothing.
 func TestRobotDetectorAllocs(t *testing.T) {
+	oneGoroutine(t)
 	frames := loadRobotFrames(t)
 	d := newTestRobotDetector(t, RobotConfig{})
 	f := &frames[0]

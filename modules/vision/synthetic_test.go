@@ -112,6 +112,7 @@ func TestSyntheticPenaltyArea(t *testing.T) {
 }
 
 func TestSyntheticBallDistances(t *testing.T) {
+	oneGoroutine(t)
 	p := mustNew(t)
 	for _, d := range []float64{0.5, 1, 2, 3, 4} {
 		pose := hal.Pose2{X: -2.5, Y: 1.5}

@@ -1,8 +1,9 @@
 // Package behaviour turns the world model into requests to motion: a
 // behaviour tree (package bt) of reusable skills (walk to a field pose
-// around teammates, approach the ball, kick it towards a target, scan,
-// spin, find the ball) composed into roles (striker, supporter, defender,
-// goalie), with the active path published every tick.
+// around teammates, approach the ball, kick it towards a target, block an
+// opponent at the ball, scan, spin, find the ball) composed into roles
+// (striker, supporter, defender, goalie), with the active path published
+// every tick.
 //
 // Roles come from role allocation (package roles: TeamChaos' Switch!,
 // AIBO four-legged league, consistent under packet loss), for which behaviour also writes the team

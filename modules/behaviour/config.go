@@ -49,7 +49,8 @@ type WalkConfig struct {
 	TurnGain float64 `json:"turn_gain"`
 	// FaceDistance: farther than this the robot turns towards the target
 	// and walks forwards; nearer it also steps sideways and turns to the
-	// target's heading.
+	// target's heading. A target with a heading, up to 1.5 m behind the
+	// robot (within 45° of straight back), is stepped to backwards too.
 	FaceDistance float64 `json:"face_distance"`
 	// AvoidRadius is how close to a teammate or a perceived obstacle the
 	// path may pass.
@@ -84,10 +85,18 @@ type KickConfig struct {
 	MaxOffset  float64 `json:"max_offset"`
 	FootOffset float64 `json:"foot_offset"`
 	// MaxAngle is the largest angle between the robot's heading and the
-	// kick's direction (the kick turns by up to motion's max direction).
+	// kick's direction: the kick goes straight ahead.
 	MaxAngle hal.Radians `json:"max_angle"`
 	// Timeout gives up a kick that motion does not start.
 	Timeout config.Duration `json:"timeout"`
+	// YieldDistance: when a perceived opponent is within this of the ball
+	// and nearer to it than the robot by more than YieldMargin, the
+	// striker does not walk into it but blocks: it stands BlockDistance
+	// from the ball on the line from the ball to the own goal, facing the
+	// ball. 0 never yields.
+	YieldDistance float64 `json:"yield_distance"`
+	YieldMargin   float64 `json:"yield_margin"`
+	BlockDistance float64 `json:"block_distance"`
 }
 
 // SearchConfig configures the ball search (Collette's thesis).
@@ -127,7 +136,8 @@ type SearchConfig struct {
 // TeamConfig configures what behaviour takes from teammates.
 type TeamConfig struct {
 	// BallAge is how old a teammate's ball may be for this robot to go
-	// for it (the report's age plus its time in transit).
+	// for it (the report's age plus its time in transit), and how old the
+	// robot's own last sighting of a ball now behind it.
 	BallAge config.Duration `json:"ball_age"`
 	// MateAge is how old a teammate's message may be for its position to
 	// be avoided and its search target counted.
@@ -145,8 +155,9 @@ func DefaultConfig() Config {
 		Walk: WalkConfig{Speed: 0.25, TurnSpeed: 0.8, SideSpeed: 0.05, TurnGain: 1.5,
 			FaceDistance: 0.5, AvoidRadius: 0.5, AvoidObstacles: true, AvoidNear: 0.5,
 			AvoidHysteresis: 0.15, CameraHeight: 0.5},
-		Kick: KickConfig{Enabled: true, Behind: 0.22, Reach: hal.Vec2{X: 0.1, Y: 0.22},
-			MaxOffset: 0.025, FootOffset: 0.05, MaxAngle: 0.15, Timeout: config.Duration(4 * time.Second)},
+		Kick: KickConfig{Enabled: true, Behind: 0.22, Reach: hal.Vec2{X: 0.15, Y: 0.22},
+			MaxOffset: 0.025, FootOffset: 0.05, MaxAngle: 0.15, Timeout: config.Duration(4 * time.Second),
+			YieldDistance: 0.4, YieldMargin: 0.3, BlockDistance: 0.8},
 		Roles: roles.DefaultConfig(),
 		Search: SearchConfig{
 			Strategy: "2017", ReliableDistance: 2.5, Margin: 0.65,
@@ -174,7 +185,7 @@ func (c *Config) Rules() config.Rules {
 		"walk.turn_speed":                   config.Between(0, 10, true, false).Doc("rad/s", "the turn rate asked of motion"),
 		"walk.side_speed":                   config.Range(0, 10).Doc("m/s", "the largest sideways speed near the target"),
 		"walk.turn_gain":                    config.Between(0, 100, true, false).Doc("", "the turn rate (rad/s) asked per radian of heading error"),
-		"walk.face_distance":                config.Range(0, 100).Doc("m", "farther from the target than this the robot faces it and walks forwards; nearer it also steps sideways and turns to the target's heading"),
+		"walk.face_distance":                config.Range(0, 100).Doc("m", "farther from the target than this the robot faces it and walks forwards; nearer it also steps sideways and turns to the target's heading (a target with a heading up to 1.5 m behind, within 45° of straight back, is stepped to backwards)"),
 		"walk.avoid_radius":                 config.Range(0, 10).Doc("m", "how close to a teammate or a perceived obstacle the path may pass (0: no avoidance)"),
 		"walk.avoid_obstacles":              config.Bool().Doc("", "avoids perception's obstacles (every robot seen lately, opponents too) as well as the teammates' reported positions"),
 		"walk.avoid_near":                   config.Range(0, 10).Doc("m", "nothing is avoided within this distance of the target, so that a ball beside a robot can still be reached"),
@@ -186,8 +197,11 @@ func (c *Config) Rules() config.Rules {
 		"kick.reach.Y":                      config.Range(-10, 10).Doc("m", "the ball's farthest distance ahead of the feet for a kick"),
 		"kick.max_offset":                   config.Range(0, 10).Doc("m", "the ball's largest sideways offset from a foot's centre for a kick"),
 		"kick.foot_offset":                  config.Range(-1, 1).Doc("m", "how far sideways of the robot's centre a foot's centre is"),
-		"kick.max_angle":                    config.Range(0, math.Pi).Doc("rad", "the largest angle between the robot's heading and the kick's direction (motion turns the kick by up to its max_direction)"),
+		"kick.max_angle":                    config.Range(0, math.Pi).Doc("rad", "the largest angle between the robot's heading and the kick's direction (the kick goes straight ahead)"),
 		"kick.timeout":                      config.Durations(0, time.Hour).Doc("", "gives up a kick that motion has not started within this time"),
+		"kick.yield_distance":               config.Range(0, 10).Doc("m", "a perceived opponent this near the ball and nearer to it than the striker (by yield_margin) makes the striker block instead of walking into it (0: never)"),
+		"kick.yield_margin":                 config.Range(0, 10).Doc("m", "how much nearer the ball an opponent must be than the striker for it to yield"),
+		"kick.block_distance":               config.Range(0, 10).Doc("m", "how far from the ball, towards the own goal, a yielding striker stands"),
 		"roles.priority":                    config.Each(config.OneOf("goalie", "striker", "defender", "supporter")).Doc("", "the roles in the order they are assigned"),
 		"roles.goalkeeper":                  config.Int(0, 20).Doc("", "the goalkeeper's player number when the GameController does not say (0: no fixed goalkeeper)"),
 		"roles.goalie_takeover":             config.Bool().Doc("", "gives the goalie role to a field player while the goalkeeper, having played, is penalised or silent"),
@@ -236,7 +250,7 @@ func (c *Config) Rules() config.Rules {
 		"search.sweep.claim":                config.Range(0, 1).Doc("fraction", "discounts cells within see_distance of a teammate's search target by this share"),
 		"search.sweep.keep":                 config.Range(1, 100).Doc("factor", "how much a new viewpoint's utility must beat the current one's to replace it while walking"),
 		"search.sweep.replan":               config.Durations(time.Millisecond, time.Minute).Doc("", "how often a robot walking to a viewpoint chooses again"),
-		"team.ball_age":                     config.Durations(time.Nanosecond, time.Hour).Doc("", "how old a teammate's ball (report age plus transit) may be for this robot to go for it"),
+		"team.ball_age":                     config.Durations(time.Nanosecond, time.Hour).Doc("", "how old a teammate's ball (report age plus transit), or the robot's own last sighting of a ball now behind it, may be for this robot to go for it"),
 		"team.mate_age":                     config.Durations(time.Nanosecond, time.Hour).Doc("", "how old a teammate's message may be for its position to be avoided and its search target counted"),
 		"team.clock_tolerance":              config.Durations(0, time.Minute).Doc("", "the clock difference to a teammate beyond which the team clock follows the lowest-numbered robot"),
 	}

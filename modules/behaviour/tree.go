@@ -22,7 +22,7 @@ import (
 //	│  play): wait off the ball, between it and the own goal
 //	└─ play (selector by role)
 //	   ├─ goalie:    defend the ball near the goal │ keep goal │ find ball
-//	   ├─ striker:   kick │ approach │ find ball
+//	   ├─ striker:   kick │ block (an opponent has the ball) │ approach │ find ball
 //	   ├─ defender:  position between ball and goal │ find ball
 //	   └─ supporter: position beside and behind the ball │ find ball
 //
@@ -82,6 +82,7 @@ func (m *Module) buildTree() bt.Node[world] {
 	striker := bt.NewSequence("striker", bt.If("striker?", role(msg.RoleStriker)),
 		bt.NewSelector("attack",
 			bt.NewSequence("kick ball", ballKnown, bt.If("in reach?", func(w *W) bool { _, ok := w.kickable(); return ok }), k.node()),
+			bt.NewSequence("yield", bt.If("opponent at ball?", (*W).opponentAtBall), bt.Do("block", (*W).block)),
 			bt.NewSequence("go to ball", ballKnown, bt.Do("approach", (*W).approach)),
 			find(),
 		))

@@ -42,6 +42,8 @@ type world struct {
 	avoidSide float64
 	avoidAt   hal.Vec2
 	avoidTime time.Duration
+	// yielding: the striker yields the ball to an opponent at it.
+	yielding bool
 
 	// Outputs.
 	req          msg.MotionRequest
@@ -105,8 +107,12 @@ func resolveGame(gc *msg.GameControl, gcOK bool, hs *hal.GameState, hsOK bool) m
 	return msg.GameControl{Source: msg.GameSourceSimulator, State: msg.StateOf(hs.Phase), Penalised: hs.Penalised, OurKickOff: hs.OurKickOff}
 }
 
+// behindAngle is the bearing beyond which the robot's head cannot look.
+const behindAngle = 2.09 // rad, 120°
+
 // updateBall derives what behaviour knows of the ball: its own ball model
-// first, then perception's team ball, then the freshest teammate's report.
+// first, then perception's team ball, then the freshest of its own last
+// sighting of a ball behind it and the teammates' reports.
 func (w *world) updateBall() {
 	w.ballKnown, w.ballOwn = false, false
 	b := &w.ball
@@ -129,6 +135,17 @@ func (w *world) updateBall() {
 		return
 	}
 	best := time.Duration(math.MaxInt64)
+	// The robot's own last sighting, carried with its odometry, counts
+	// like a teammate's report of the same age while the ball lies behind
+	// the robot, beyond where its head turns (NAO head yaw ±119.5°): a
+	// robot that turned its back on the ball still knows where it lies
+	// and bids for it in the role allocation. A ball in front that stays
+	// unseen is taken for gone.
+	if b.Valid && b.FieldValid && b.SinceSeen <= w.cfg.Team.BallAge.D() && math.Abs(b.Pos.Angle()) > behindAngle {
+		best = b.SinceSeen
+		w.ballKnown = true
+		w.ballField, w.ballRel = b.FieldPos, b.Pos
+	}
 	for i := range w.mates.N {
 		m := &w.mates.Mates[i]
 		if !m.Msg.BallValid || m.Msg.Penalised {

@@ -122,7 +122,7 @@ func TestGamePageInChromium(t *testing.T) {
 	}
 	pageAddr := serve(t, page)
 	u := "http://" + pageAddr + "/?game=" + url.QueryEscape(strings.Join(eps, ","))
-	c := startChromium(ctx, t, browser, u)
+	cr, c := startChromium(ctx, t, browser, u)
 	t.Logf("Chromium started in %v", time.Since(start).Round(time.Millisecond))
 
 	type drawn struct {
@@ -193,7 +193,7 @@ func TestGamePageInChromium(t *testing.T) {
 		deadline := time.Now().Add(20 * time.Second)
 		for {
 			var s string
-			if err := c.eval(ctx, read, &s); err != nil {
+			if err := c.Eval(ctx, read, &s); err != nil {
 				t.Fatal(err)
 			}
 			var v pageView
@@ -210,7 +210,7 @@ func TestGamePageInChromium(t *testing.T) {
 				return v
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("after 20 s the page shows %+v; want %d robots and the game\npage errors: %v", v, n, c.problems())
+				t.Fatalf("after 20 s the page shows %+v; want %d robots and the game\npage errors: %v", v, n, cr.Problems())
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
@@ -287,20 +287,20 @@ func TestGamePageInChromium(t *testing.T) {
 		{`[stateName("playing"), stateName(4), stateName(9)]`, `["PLAYING","FINISHED","?"]`},
 	} {
 		var got string
-		if err := c.eval(ctx, "JSON.stringify((() => { const {endpointsOf, seconds, teamColour, stateName} = robotdDebug.readers; return "+tc.expr+"; })())", &got); err != nil {
+		if err := c.Eval(ctx, "JSON.stringify((() => { const {endpointsOf, seconds, teamColour, stateName} = robotdDebug.readers; return "+tc.expr+"; })())", &got); err != nil {
 			t.Fatal(err)
 		}
 		if got != tc.want {
 			t.Errorf("%s = %s, want %s", tc.expr, got, tc.want)
 		}
 	}
-	if p := c.problems(); len(p) > 0 {
+	if p := cr.Problems(); len(p) > 0 {
 		t.Errorf("the page reported errors:\n%s", strings.Join(p, "\n"))
 	}
 	// One team's robots: each in its own colour, in the team's own frame,
 	// the opponent in the bar by the team's GameControl entry alone.
 	one := "http://" + pageAddr + "/?robots=" + url.QueryEscape(eps[1]+","+eps[3])
-	if err := c.call(ctx, c.session, "Page.navigate", map[string]any{"url": one}, nil); err != nil {
+	if err := c.Navigate(ctx, one); err != nil {
 		t.Fatal(err)
 	}
 	solo := wait(2)
@@ -319,11 +319,11 @@ func TestGamePageInChromium(t *testing.T) {
 
 	// ROBOTD_GAME_SCREENSHOT names a file for a picture of the page.
 	if path := os.Getenv("ROBOTD_GAME_SCREENSHOT"); path != "" {
-		var shot struct{ Data []byte }
-		if err := c.call(ctx, c.session, "Page.captureScreenshot", map[string]any{"format": "png"}, &shot); err != nil {
+		shot, err := c.Screenshot(ctx)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(path, shot.Data, 0o644); err != nil {
+		if err := os.WriteFile(path, shot, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("screenshot: %s", path)

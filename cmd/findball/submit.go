@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,8 +13,6 @@ import (
 	"github.com/robotd/robotd/experiments/findball"
 	"github.com/robotd/robotd/experiments/findball/kube"
 	"github.com/robotd/robotd/experiments/findball/slurm"
-	"github.com/robotd/robotd/simserver"
-	"github.com/robotd/robotd/simserver/ode"
 )
 
 // submitHooks are what a test changes in submit: how the nodes run
@@ -34,19 +30,9 @@ func submit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func submitWith(ctx context.Context, args []string, stdout, stderr io.Writer, hooks submitHooks) error {
 	fs := flag.NewFlagSet("findball submit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("dir", "findball-slurm", "the output `directory`, shared by every node: campaign.json, findball.sbatch, shard-I.db, logs/, findball.db and report/")
+	sf := slurm.AddFlags(fs, "findball", "trials")
+	fs.StringVar(&sf.Binary, "findball", "", "the findball `path` on the nodes (default this executable)")
 	cf := addCampaignFlags(fs)
-	tasks := fs.Int("tasks", 4, "array tasks (shards) of the campaign")
-	cpus := fs.Int("cpus-per-task", 1, "CPUs per task (sbatch --cpus-per-task); a task runs one trial more than that at once")
-	mem := fs.String("mem", "", "memory per task (sbatch --mem, e.g. 2G; default none asked)")
-	limit := fs.Duration("time", 0, "time limit per task (sbatch --time; default none asked)")
-	partition := fs.String("partition", "", "the Slurm partition (default the cluster's)")
-	var sbatchArgs listFlag
-	fs.Var(&sbatchArgs, "sbatch", "another sbatch `option` for the script, e.g. --account=lab (repeatable)")
-	binary := fs.String("findball", "", "the findball `path` on the nodes (default this executable)")
-	poll := fs.Duration("poll", 5*time.Second, "how often squeue and the shard databases are looked at")
-	resubmit := fs.Int("resubmit", 1, "how often a task that ended without its trials is submitted again (-1 never)")
-	script := fs.Bool("script", false, "print the sbatch script and exit")
 	k8s := fs.Bool("k8s", false, "print a Kubernetes indexed Job (and a ConfigMap with the campaign) for -tasks shards and exit")
 	image := fs.String("image", "", "-k8s: the container image with findball on its PATH")
 	claim := fs.String("claim", "", "-k8s: the PersistentVolumeClaim for the shard databases (default findball-data)")
@@ -64,23 +50,22 @@ func submitWith(ctx context.Context, args []string, stdout, stderr io.Writer, ho
 		return printConfig(stdout, &cfg)
 	}
 	if *k8s {
-		m, err := kube.Manifest(kube.Config{Image: *image, Shards: *tasks, CPU: *cpus, Memory: kubeMemory(*mem), Claim: *claim}, &cfg)
+		m, err := kube.Manifest(kube.Config{Image: *image, Shards: sf.Array.Tasks, CPU: sf.Array.CPUsPerTask, Memory: kubeMemory(sf.Array.Mem), Claim: *claim}, &cfg)
 		if err != nil {
 			return err
 		}
 		_, err = io.WriteString(stdout, m)
 		return err
 	}
-	if *binary == "" && cfg.Physics == simserver.PhysicsODE && !ode.Available {
-		// The nodes run this executable: its tasks would all fail.
-		return fmt.Errorf("submit: the campaign's physics mode %q needs a findball built with -tags ode (or -findball PATH naming one, or -physics %s)", cfg.Physics, simserver.PhysicsKinematic)
+	if err := sf.CheckPhysics(cfg.Physics); err != nil {
+		return err
 	}
-	sc := slurm.Config{Dir: *dir, Tasks: *tasks, CPUsPerTask: *cpus, Mem: *mem, Time: *limit, Partition: *partition,
-		Sbatch: sbatchArgs, Poll: *poll, Resubmit: *resubmit, Command: hooks.command, Env: hooks.env}
-	if *binary != "" {
-		sc.Command = []string{*binary}
+	sc := sf.Config()
+	if sc.Command == nil {
+		sc.Command = hooks.command
 	}
-	if *script {
+	sc.Env = hooks.env
+	if sf.Script {
 		return slurm.WriteScript(stdout, sc, len(cfg.Plan()))
 	}
 	// Refused before anything is said or written: what goes into the
@@ -89,7 +74,7 @@ func submitWith(ctx context.Context, args []string, stdout, stderr io.Writer, ho
 		return err
 	}
 	log := newLogger(stderr, slog.LevelInfo)
-	fmt.Fprintf(stdout, "submitting %d trials as a Slurm array of %d tasks, in %s\n", len(cfg.Plan()), *tasks, *dir)
+	fmt.Fprintf(stdout, "submitting %d trials as a Slurm array of %d tasks, in %s\n", len(cfg.Plan()), sf.Array.Tasks, sf.Array.Dir)
 	sum, err := slurm.Submit(ctx, sc, &cfg, slurm.Options{Log: log, Progress: func(p slurm.Progress) {
 		fmt.Fprintf(stdout, "%s  %s\n", time.Now().Format("15:04:05"), p)
 		if hooks.progress != nil {
@@ -102,8 +87,8 @@ func submitWith(ctx context.Context, args []string, stdout, stderr io.Writer, ho
 	for _, r := range sum.Resubmitted {
 		fmt.Fprintf(stdout, "resubmitted %s\n", r)
 	}
-	db := filepath.Join(*dir, "findball.db")
-	out := filepath.Join(*dir, "report")
+	db := filepath.Join(sf.Array.Dir, "findball.db")
+	out := filepath.Join(sf.Array.Dir, "report")
 	if err := mergeShards(ctx, db, sum.Shards, stdout); err != nil {
 		return err
 	}
@@ -131,10 +116,8 @@ func kubeMemory(m string) string {
 
 // mergeShards merges complete shard databases into db, anew.
 func mergeShards(ctx context.Context, db string, shards []string, stdout io.Writer) error {
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(db + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
+	if err := slurm.FreshDB(db); err != nil {
+		return err
 	}
 	st, err := findball.Open(ctx, db)
 	if err != nil {

@@ -14,8 +14,6 @@ import (
 
 	"github.com/robotd/robotd/experiments/findball/slurm"
 	"github.com/robotd/robotd/experiments/match"
-	"github.com/robotd/robotd/simserver"
-	"github.com/robotd/robotd/simserver/ode"
 )
 
 // submit runs a campaign as a Slurm job array with find-ball's machinery
@@ -26,17 +24,9 @@ import (
 func submit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("match submit", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("dir", "match-slurm", "the output `directory`, shared by every node")
+	sf := slurm.AddFlags(fs, "match", "games")
+	fs.StringVar(&sf.Binary, "match", "", "the match `path` on the nodes (default this executable)")
 	cf := addCampaignFlags(fs)
-	tasks := fs.Int("tasks", 4, "array tasks (shards) of the campaign")
-	cpus := fs.Int("cpus-per-task", 1, "CPUs per task (sbatch --cpus-per-task)")
-	mem := fs.String("mem", "", "memory per task (sbatch --mem)")
-	limit := fs.Duration("time", 0, "time limit per task (sbatch --time)")
-	partition := fs.String("partition", "", "the Slurm partition")
-	binary := fs.String("match", "", "the match `path` on the nodes (default this executable)")
-	poll := fs.Duration("poll", 5*time.Second, "how often squeue and the shard databases are looked at")
-	resubmit := fs.Int("resubmit", 1, "how often a task that ended without its games is submitted again (-1 never)")
-	script := fs.Bool("script", false, "print the sbatch script and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -44,16 +34,12 @@ func submit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	if *binary == "" && cfg.Physics == simserver.PhysicsODE && !ode.Available {
-		return fmt.Errorf("submit: the physics mode needs a match built with -tags ode (or -match PATH naming one, or -physics %s)", simserver.PhysicsKinematic)
+	if err := sf.CheckPhysics(cfg.Physics); err != nil {
+		return err
 	}
-	sc := slurm.Config{Dir: *dir, Tasks: *tasks, CPUsPerTask: *cpus, Mem: *mem, Time: *limit, Partition: *partition,
-		Poll: *poll, Resubmit: *resubmit, JobName: "match"}
-	if *binary != "" {
-		sc.Command = []string{*binary}
-	}
+	sc := sf.Config()
 	games := len(cfg.Plan())
-	if *script {
+	if sf.Script {
 		return slurm.WriteScript(stdout, sc, games)
 	}
 	camp := slurm.Campaign{Config: &cfg, Total: games, Stored: storedGames, Units: func(i, n int) int {
@@ -65,18 +51,16 @@ func submit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		return k
 	}}
-	fmt.Fprintf(stdout, "submitting %d games as a Slurm array of %d tasks, in %s\n", games, *tasks, *dir)
+	fmt.Fprintf(stdout, "submitting %d games as a Slurm array of %d tasks, in %s\n", games, sf.Array.Tasks, sf.Array.Dir)
 	sum, err := slurm.SubmitCampaign(ctx, sc, camp, slurm.Options{Log: newLogger(stderr, slog.LevelInfo), Progress: func(p slurm.Progress) {
 		fmt.Fprintf(stdout, "%s  %s\n", time.Now().Format("15:04:05"), strings.ReplaceAll(p.String(), "trials", "games"))
 	}})
 	if err != nil {
 		return err
 	}
-	db := filepath.Join(*dir, "match.db")
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(db + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
+	db := filepath.Join(sf.Array.Dir, "match.db")
+	if err := slurm.FreshDB(db); err != nil {
+		return err
 	}
 	st, err := match.Open(ctx, db)
 	if err != nil {
@@ -88,7 +72,7 @@ func submit(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	fmt.Fprintf(stdout, "merged %d games from %d shards into %s\n", n, len(sum.Shards), db)
-	files, err := match.Outputs(ctx, st, filepath.Join(*dir, "report"))
+	files, err := match.Outputs(ctx, st, filepath.Join(sf.Array.Dir, "report"))
 	if err != nil {
 		return err
 	}

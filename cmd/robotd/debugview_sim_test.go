@@ -3,10 +3,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +24,7 @@ import (
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/debugview"
 	"github.com/robotd/robotd/hal"
+	"github.com/robotd/robotd/internal/chromiumtest"
 	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/robot"
@@ -117,9 +114,15 @@ func TestDebugPageInChromium(t *testing.T) {
 	playOn(ctx, t, cfg.Sim.Embedded.MonitorPort, 2, [3]float64{4.2, -2.7, 0.05})
 
 	page := fmt.Sprintf("http://%s/?robots=self,%s", one.addr, two.addr)
-	cr := launchChromium(ctx, t, browser)
-	defer cr.close(t)
-	sess := cr.open(ctx, t, page)
+	cr, err := chromiumtest.Launch(browser, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cr.Close()
+	sess, err := cr.Open(ctx, page)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	// Wait until the field shows the robot and the grid.
 	const ready = `(() => { const d = window.robotdDebug;
@@ -147,7 +150,7 @@ func TestDebugPageInChromium(t *testing.T) {
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		var s string
-		if err := sess.eval(ctx, ready, &s); err != nil {
+		if err := sess.Eval(ctx, ready, &s); err != nil {
 			t.Fatal(err)
 		}
 		if s != "null" {
@@ -169,7 +172,7 @@ func TestDebugPageInChromium(t *testing.T) {
 				_ = getEntry(ctx, p.addr, msg.GroundTruthKey.Name(), &gt)
 				states = append(states, fmt.Sprintf("body %s pose %s truth %s", body, pose, gt))
 			}
-			t.Fatalf("after 90 s the page shows %+v; want both robots (localised) with their search targets, the grid, and both robots' states\nrobots: %v\npage errors: %v", seen, states, cr.problems())
+			t.Fatalf("after 90 s the page shows %+v; want both robots (localised) with their search targets, the grid, and both robots' states\nrobots: %v\npage errors: %v", seen, states, cr.Problems())
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
@@ -182,7 +185,7 @@ func TestDebugPageInChromium(t *testing.T) {
 	}
 	// The side panels show the blackboard and the module timings.
 	var panels string
-	if err := sess.eval(ctx, `document.querySelectorAll('#board-body tr').length + ' ' +
+	if err := sess.Eval(ctx, `document.querySelectorAll('#board-body tr').length + ' ' +
 		document.querySelectorAll('#timings-body tr').length + ' ' + document.getElementById('status').textContent`, &panels); err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +196,7 @@ func TestDebugPageInChromium(t *testing.T) {
 	// Behaviour's role and path, as the page shows them: a role name, and
 	// the tree's active path from its root.
 	var rolePath string
-	if err := sess.eval(ctx, `document.getElementById('role').textContent + '|' +
+	if err := sess.Eval(ctx, `document.getElementById('role').textContent + '|' +
 		Array.from(document.querySelectorAll('#path .chip')).map((c) => c.textContent).join('/')`, &rolePath); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +236,7 @@ func TestDebugPageInChromium(t *testing.T) {
 		{`searchOf(undefined)`, `null`},
 	} {
 		var got string
-		if err := sess.eval(ctx, "JSON.stringify((() => { const {pathOf, nameOf, searchOf} = robotdDebug.readers; return "+tc.expr+"; })())", &got); err != nil {
+		if err := sess.Eval(ctx, "JSON.stringify((() => { const {pathOf, nameOf, searchOf} = robotdDebug.readers; return "+tc.expr+"; })())", &got); err != nil {
 			t.Fatal(err)
 		}
 		if got != tc.want {
@@ -250,7 +253,7 @@ func TestDebugPageInChromium(t *testing.T) {
 		{`gridColour(NaN, 9)`, `"hsla(0, 0%, 60%, 0.08)"`},
 	} {
 		var got string
-		if err := sess.eval(ctx, "JSON.stringify(robotdDebug.readers."+tc.expr+")", &got); err != nil {
+		if err := sess.Eval(ctx, "JSON.stringify(robotdDebug.readers."+tc.expr+")", &got); err != nil {
 			t.Fatal(err)
 		}
 		if got != tc.want {
@@ -267,7 +270,7 @@ func TestDebugPageInChromium(t *testing.T) {
 	waitShown := func(want string) string {
 		var got string
 		for range 100 {
-			if err := sess.eval(ctx, readSearch, &got); err != nil {
+			if err := sess.Eval(ctx, readSearch, &got); err != nil {
 				t.Fatal(err)
 			}
 			if strings.HasPrefix(got, want) {
@@ -279,7 +282,7 @@ func TestDebugPageInChromium(t *testing.T) {
 	}
 	for _, want := range []string{"whole", "folded"} {
 		var clicked string
-		if err := sess.eval(ctx, clickSearch, &clicked); err != nil || clicked != "clicked" {
+		if err := sess.Eval(ctx, clickSearch, &clicked); err != nil || clicked != "clicked" {
 			t.Fatalf("clicking the %s value: %q, %v", debugview.SearchEntry, clicked, err)
 		}
 		if got := waitShown(want); !strings.HasPrefix(got, want) {
@@ -290,7 +293,7 @@ func TestDebugPageInChromium(t *testing.T) {
 	}
 
 	time.Sleep(500 * time.Millisecond) // one more update of the panels before the picture
-	png, err := sess.screenshot(ctx)
+	png, err := sess.Screenshot(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,20 +301,25 @@ func TestDebugPageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot (%d bytes): %s", len(png), screenshotPath)
-	if p := cr.problems(); len(p) > 0 {
+	if p := cr.Problems(); len(p) > 0 {
 		t.Errorf("the page reported errors:\n%s", strings.Join(p, "\n"))
 	}
 
 	// The same robot's recording, served by `robotd replay -serve`: the
 	// page shows it with a time slider, and the robot and the grid (whose
 	// stand-in type the replay build lacks: decoded by its layout).
-	sess.close(ctx, t)
-	cr.clearProblems()
+	if err := sess.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cr.ClearProblems()
 	stopOne()
 	url, printed, stopReplay := startReplayServe(t, cfg.Record.Dir)
 	defer stopReplay()
 	t.Logf("%s", strings.TrimSpace(printed))
-	rp := cr.open(ctx, t, url)
+	rp, err := cr.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
 	const replayReady = `(() => { const d = window.robotdDebug, s = document.getElementById('rp-slider');
 		return JSON.stringify(d ? {robots: d.robotsDrawn, grid: d.gridDrawn, mode: d.mode, tick: d.robots[0] && d.robots[0].tick,
 			hidden: document.getElementById('replay').hidden, min: +s.min, max: +s.max} : null); })()`
@@ -328,7 +336,7 @@ func TestDebugPageInChromium(t *testing.T) {
 		deadline := time.Now().Add(30 * time.Second)
 		for {
 			var s string
-			if err := rp.eval(ctx, replayReady, &s); err != nil {
+			if err := rp.Eval(ctx, replayReady, &s); err != nil {
 				t.Fatal(err)
 			}
 			if s != "null" {
@@ -340,7 +348,7 @@ func TestDebugPageInChromium(t *testing.T) {
 				return
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("replay page: %s: it shows %+v\npage errors: %v", what, rs, cr.problems())
+				t.Fatalf("replay page: %s: it shows %+v\npage errors: %v", what, rs, cr.Problems())
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
@@ -350,12 +358,12 @@ func TestDebugPageInChromium(t *testing.T) {
 	// localised by then.
 	mid := rs.Max - (rs.Max-rs.Min)/4
 	var ignored any
-	if err := rp.eval(ctx, fmt.Sprintf(`(() => { const s = document.getElementById('rp-slider'); s.value = %d;
+	if err := rp.Eval(ctx, fmt.Sprintf(`(() => { const s = document.getElementById('rp-slider'); s.value = %d;
 		s.dispatchEvent(new Event('input')); return null; })()`, mid), &ignored); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("the slider's tick", func() bool { return rs.Tick == mid && rs.Robots == 1 && rs.Grid })
-	png, err = rp.screenshot(ctx)
+	png, err = rp.Screenshot(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +371,7 @@ func TestDebugPageInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("replay screenshot at tick %d of %d..%d: %s", mid, rs.Min, rs.Max, replayScreenshotPath)
-	if p := cr.problems(); len(p) > 0 {
+	if p := cr.Problems(); len(p) > 0 {
 		t.Errorf("the replay page reported errors:\n%s", strings.Join(p, "\n"))
 	}
 }
@@ -520,350 +528,20 @@ func (p *robotProc) stop(t *testing.T) {
 	}
 }
 
-// chromium finds Chromium, installing Debian's package when it is missing
-// (as root, with apt-get). ROBOTD_CHROMIUM names a browser to use instead.
-// It fails the test, never skips it, when there is none.
+// chromium finds Chromium (chromiumtest.Find), installing Debian's
+// package when it is missing (as root, with apt-get). ROBOTD_CHROMIUM names
+// a browser to use instead. It fails the test, never skips it, when there
+// is none.
 func chromium(t *testing.T) string {
 	t.Helper()
-	if p := os.Getenv("ROBOTD_CHROMIUM"); p != "" {
+	if p, err := chromiumtest.Find(); err == nil {
 		return p
-	}
-	find := func() string {
-		for _, name := range []string{"chromium", "chromium-browser", "google-chrome-stable", "google-chrome"} {
-			if p, err := exec.LookPath(name); err == nil {
-				return p
-			}
-		}
-		return ""
-	}
-	if p := find(); p != "" {
-		return p
-	}
-	if os.Geteuid() != 0 {
-		t.Fatal("Chromium is not installed and this test is not root, so it cannot install it: " +
-			"run `apt-get install chromium` (Debian) or set ROBOTD_CHROMIUM to a Chromium binary")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	var out bytes.Buffer
-	apt := func(args ...string) error {
-		cmd := exec.CommandContext(ctx, "apt-get", args...)
-		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-		cmd.Stdout, cmd.Stderr = &out, &out
-		return cmd.Run()
-	}
-	t.Log("Chromium is missing: installing Debian's chromium with apt-get")
-	install := []string{"install", "-y", "--no-install-recommends", "chromium", "fonts-dejavu-core"}
-	start := time.Now()
-	if err := apt(install...); err != nil {
-		if err := apt("update"); err != nil {
-			t.Fatalf("Chromium is not installed and `apt-get update` failed: %v\n%s", err, tail(out.String()))
-		}
-		if err := apt(install...); err != nil {
-			t.Fatalf("Chromium is not installed and `apt-get install chromium` failed: %v\n%s", err, tail(out.String()))
-		}
-	}
-	p := find()
-	if p == "" {
-		t.Fatalf("apt-get installed chromium but there is no chromium on PATH:\n%s", tail(out.String()))
-	}
-	t.Logf("installed %s in %v", p, time.Since(start).Round(time.Second))
-	return p
-}
-
-func tail(s string) string {
-	if len(s) > 3000 {
-		return "…" + s[len(s)-3000:]
-	}
-	return s
-}
-
-// browser is headless Chromium driven through the DevTools protocol over
-// its debugging pipe (--remote-debugging-pipe: JSON messages ending in a
-// NUL byte, commands on its fd 3, replies and events on its fd 4).
-type browser struct {
-	cmd     *exec.Cmd
-	toChr   *os.File
-	readEnd chan struct{}
-	stderr  *lockedBuffer
-
-	mu      sync.Mutex
-	nextID  int
-	pending map[int]chan cdpMessage
-	errs    []string
-}
-
-type cdpMessage struct {
-	ID        int             `json:"id,omitempty"`
-	SessionID string          `json:"sessionId,omitempty"`
-	Method    string          `json:"method,omitempty"`
-	Params    json.RawMessage `json:"params,omitempty"`
-	Result    json.RawMessage `json:"result,omitempty"`
-	Error     *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error,omitempty"`
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func launchChromium(ctx context.Context, t *testing.T, path string) *browser {
-	t.Helper()
-	// Chromium reads commands from its fd 3 and writes to its fd 4.
-	cmdR, cmdW, err := os.Pipe()
+	p, err := chromiumtest.Install(ctx, t.Logf)
 	if err != nil {
 		t.Fatal(err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &browser{toChr: cmdW, readEnd: make(chan struct{}), stderr: &lockedBuffer{}, pending: map[int]chan cdpMessage{}}
-	b.cmd = exec.Command(path,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--no-first-run", "--no-default-browser-check", "--disable-extensions", "--mute-audio",
-		"--hide-scrollbars", "--window-size=1400,900", "--remote-debugging-pipe",
-		"--user-data-dir="+t.TempDir(), "about:blank")
-	b.cmd.ExtraFiles = []*os.File{cmdR, outW}
-	b.cmd.Stderr = b.stderr
-	if err := b.cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", path, err)
-	}
-	cmdR.Close()
-	outW.Close()
-	go b.read(outR)
-	return b
-}
-
-// read dispatches Chromium's messages until it closes the pipe.
-func (b *browser) read(r *os.File) {
-	defer close(b.readEnd)
-	defer r.Close()
-	br := bufio.NewReaderSize(r, 1<<20)
-	for {
-		raw, err := br.ReadBytes(0)
-		if err != nil {
-			b.mu.Lock()
-			for id, ch := range b.pending {
-				close(ch)
-				delete(b.pending, id)
-			}
-			b.mu.Unlock()
-			return
-		}
-		var m cdpMessage
-		if err := json.Unmarshal(raw[:len(raw)-1], &m); err != nil {
-			continue
-		}
-		b.mu.Lock()
-		if m.ID != 0 {
-			if ch, ok := b.pending[m.ID]; ok {
-				ch <- m
-				delete(b.pending, m.ID)
-			}
-		} else {
-			b.event(m)
-		}
-		b.mu.Unlock()
-	}
-}
-
-// event records the page's errors: uncaught exceptions, console errors and
-// failed loads (b.mu is held).
-func (b *browser) event(m cdpMessage) {
-	switch m.Method {
-	case "Runtime.exceptionThrown":
-		var p struct {
-			ExceptionDetails struct {
-				Text      string
-				Exception struct{ Description string }
-			}
-		}
-		_ = json.Unmarshal(m.Params, &p)
-		b.errs = append(b.errs, "exception: "+p.ExceptionDetails.Text+" "+p.ExceptionDetails.Exception.Description)
-	case "Runtime.consoleAPICalled":
-		var p struct {
-			Type string
-			Args []struct {
-				Value       any
-				Description string
-			}
-		}
-		_ = json.Unmarshal(m.Params, &p)
-		if p.Type == "error" {
-			b.errs = append(b.errs, fmt.Sprintf("console.error: %v", p.Args))
-		}
-	case "Log.entryAdded":
-		var p struct {
-			Entry struct{ Level, Source, Text, URL string }
-		}
-		_ = json.Unmarshal(m.Params, &p)
-		if p.Entry.Level == "error" {
-			b.errs = append(b.errs, fmt.Sprintf("%s: %s %s", p.Entry.Source, p.Entry.Text, p.Entry.URL))
-		}
-	}
-}
-
-func (b *browser) clearProblems() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.errs = nil
-}
-
-func (b *browser) problems() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return append([]string(nil), b.errs...)
-}
-
-// call sends one command and decodes its result into result (if not nil).
-func (b *browser) call(ctx context.Context, session, method string, params, result any) error {
-	b.mu.Lock()
-	b.nextID++
-	id := b.nextID
-	ch := make(chan cdpMessage, 1)
-	b.pending[id] = ch
-	b.mu.Unlock()
-	if params == nil {
-		params = struct{}{}
-	}
-	p, err := json.Marshal(params)
-	if err != nil {
-		return err
-	}
-	msg, err := json.Marshal(struct {
-		ID        int             `json:"id"`
-		SessionID string          `json:"sessionId,omitempty"`
-		Method    string          `json:"method"`
-		Params    json.RawMessage `json:"params"`
-	}{id, session, method, p})
-	if err != nil {
-		return err
-	}
-	if _, err := b.toChr.Write(append(msg, 0)); err != nil {
-		return fmt.Errorf("CDP %s: writing to Chromium: %w\n%s", method, err, tail(b.stderr.String()))
-	}
-	select {
-	case m, ok := <-ch:
-		if !ok {
-			return fmt.Errorf("CDP %s: Chromium closed the pipe\n%s", method, tail(b.stderr.String()))
-		}
-		if m.Error != nil {
-			return fmt.Errorf("CDP %s: %s (%d)", method, m.Error.Message, m.Error.Code)
-		}
-		if result != nil {
-			return json.Unmarshal(m.Result, result)
-		}
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("CDP %s: %w", method, ctx.Err())
-	}
-}
-
-// page is a tab attached in a flat session.
-type page struct {
-	b       *browser
-	target  string
-	session string
-}
-
-// close closes the tab.
-func (p *page) close(ctx context.Context, t *testing.T) {
-	t.Helper()
-	if err := p.b.call(ctx, "", "Target.closeTarget", map[string]any{"targetId": p.target}, nil); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// open opens url in a new 1400×900 tab and returns it once it has loaded.
-func (b *browser) open(ctx context.Context, t *testing.T, url string) *page {
-	t.Helper()
-	var target struct{ TargetID string }
-	if err := b.call(ctx, "", "Target.createTarget", map[string]any{"url": "about:blank"}, &target); err != nil {
-		t.Fatal(err)
-	}
-	var att struct{ SessionID string }
-	if err := b.call(ctx, "", "Target.attachToTarget", map[string]any{"targetId": target.TargetID, "flatten": true}, &att); err != nil {
-		t.Fatal(err)
-	}
-	p := &page{b: b, target: target.TargetID, session: att.SessionID}
-	for _, step := range []struct {
-		method string
-		params map[string]any
-	}{
-		{"Runtime.enable", nil},
-		{"Log.enable", nil},
-		{"Page.enable", nil},
-		{"Emulation.setDeviceMetricsOverride", map[string]any{"width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": false}},
-		{"Page.navigate", map[string]any{"url": url}},
-	} {
-		var params any // a nil map would be sent as null
-		if step.params != nil {
-			params = step.params
-		}
-		if err := b.call(ctx, p.session, step.method, params, nil); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return p
-}
-
-// eval evaluates a JavaScript expression in the page and decodes its value.
-func (p *page) eval(ctx context.Context, expr string, out any) error {
-	var r struct {
-		Result struct {
-			Value json.RawMessage
-		}
-		ExceptionDetails *struct{ Text string }
-	}
-	if err := p.b.call(ctx, p.session, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &r); err != nil {
-		return err
-	}
-	if r.ExceptionDetails != nil {
-		return fmt.Errorf("evaluating %q: %s", expr, r.ExceptionDetails.Text)
-	}
-	return json.Unmarshal(r.Result.Value, out)
-}
-
-// screenshot returns a PNG of the page.
-func (p *page) screenshot(ctx context.Context) ([]byte, error) {
-	var r struct{ Data string }
-	if err := p.b.call(ctx, p.session, "Page.captureScreenshot", map[string]any{"format": "png"}, &r); err != nil {
-		return nil, err
-	}
-	return base64.StdEncoding.DecodeString(r.Data)
-}
-
-// close asks Chromium to quit, kills it if it does not, and waits for it
-// and for the reader.
-func (b *browser) close(t *testing.T) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = b.call(ctx, "", "Browser.close", nil, nil)
-	done := make(chan error, 1)
-	go func() { done <- b.cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = b.cmd.Process.Kill()
-		<-done
-	}
-	b.toChr.Close()
-	<-b.readEnd
 }

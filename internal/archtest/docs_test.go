@@ -352,37 +352,56 @@ var flagFuncs = map[string]bool{
 }
 
 // definedFlags returns the flag names defined in dir's Go files (with its
-// test files when tests is set): the first string literal argument of a
-// call of a flagFuncs method.
+// test files when tests is set), and in the non-test files of the
+// repository's packages those files import directly (a command may
+// declare flags through a package's helper, e.g. slurm.AddFlags): the
+// first string literal argument of a call of a flagFuncs method.
 func (d *docChecker) definedFlags(dir string, tests bool) map[string]bool {
 	key := dir + fmt.Sprint(tests)
 	if m, ok := d.flags[key]; ok {
 		return m
 	}
 	m := map[string]bool{}
+	imports := map[string]bool{}
 	d.parseDir(dir, tests, func(f *ast.File) {
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
+		literalFlags(f, m)
+		for _, im := range f.Imports {
+			if p, err := strconv.Unquote(im.Path.Value); err == nil && strings.HasPrefix(p, module+"/") {
+				imports[rel(p)] = true
 			}
-			sel, ok := call.Fun.(*ast.SelectorExpr)
-			if !ok || !flagFuncs[sel.Sel.Name] {
-				return true
-			}
-			for _, a := range call.Args {
-				if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-					if s, err := strconv.Unquote(lit.Value); err == nil {
-						m[s] = true
-					}
-					break
-				}
-			}
-			return true
-		})
+		}
 	})
+	for im := range imports {
+		if im != dir {
+			d.parseDir(im, false, func(f *ast.File) { literalFlags(f, m) })
+		}
+	}
 	d.flags[key] = m
 	return m
+}
+
+// literalFlags adds the flag names f defines to m: the first string
+// literal argument of a call of a flagFuncs method.
+func literalFlags(f *ast.File, m map[string]bool) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok || !flagFuncs[sel.Sel.Name] {
+			return true
+		}
+		for _, a := range call.Args {
+			if lit, ok := a.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s, err := strconv.Unquote(lit.Value); err == nil {
+					m[s] = true
+				}
+				break
+			}
+		}
+		return true
+	})
 }
 
 // testFuncs returns the top-level function names of dir's test files.

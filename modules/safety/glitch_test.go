@@ -221,3 +221,39 @@ func TestSitHolds(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstReadingsImplausible: a joint whose first temperature readings
+// are all implausible (a robot's first maps glitching) gets no stiffness
+// until one is plausible; then a cool joint gets all of it on that tick
+// and a hot one its cap.
+func TestFirstReadingsImplausible(t *testing.T) {
+	cfg := safety.DefaultConfig()
+	const j = hal.LKneePitch
+	for _, tc := range []struct {
+		name         string
+		glitch, then float64
+		cap          float64
+	}{
+		{"-40 °C, then 40 °C", -40, 40, 1},
+		{"NaN, then 40 °C", math.NaN(), 40, 1},
+		{"1000 °C, then 80 °C", 1000, 80, cfg.HotStiffness},
+		{"-40 °C, then 90 °C", -40, 90, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRig(t, cfg)
+			r.j.Temperature[j] = tc.glitch
+			for i := range 5 {
+				if s := r.tick(); s.StiffnessCap[j] != 0 {
+					t.Fatalf("glitching tick %d: cap %v, want 0", i, s.StiffnessCap[j])
+				}
+			}
+			if s := r.tick(); s.StiffnessCap[hal.RKneePitch] != 1 {
+				t.Fatalf("the other knee, read at 40 °C: cap %v, want 1", s.StiffnessCap[hal.RKneePitch])
+			}
+			r.j.Temperature[j] = tc.then
+			if s := r.tick(); s.StiffnessCap[j] != tc.cap {
+				t.Fatalf("first plausible reading %v °C: cap %v, want %v", tc.then, s.StiffnessCap[j], tc.cap)
+			}
+		})
+	}
+}

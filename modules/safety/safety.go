@@ -61,7 +61,8 @@ type Config struct {
 	CoolHold config.Duration `json:"cool_hold"`
 	// MinTemperature and MaxTemperature (°C) bound a plausible joint
 	// temperature; a reading outside them is ignored and the joint keeps
-	// its state.
+	// its state. A joint with no plausible reading yet, on hardware that
+	// reports temperatures, gets no stiffness.
 	MinTemperature float64 `json:"min_temperature"`
 	MaxTemperature float64 `json:"max_temperature"`
 	// MaxCoolingRate (°C/s) is the fastest a joint's temperature is
@@ -355,6 +356,11 @@ func (m *Module) updateJoints(now time.Duration) {
 			m.st.StiffnessCap[j] = c.HotStiffness
 		default:
 			m.st.StiffnessCap[j] = 1
+		}
+		if m.js.HasTemperature && !s.hasTemp {
+			// The hardware reports the joint's temperature but no
+			// reading has been plausible yet: how hot it is is unknown.
+			m.st.StiffnessCap[j] = 0
 		}
 		if s.level > cool {
 			m.st.Hot |= 1 << j

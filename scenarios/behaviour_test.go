@@ -318,17 +318,18 @@ func findBall(t *testing.T, strategy string, seed uint64, positions []int) {
 // striker at every tick, and each robot switches role at most twice per
 // minute.
 //
-// Under the race detector the robots play for 90 s, with the ball put
-// before the farthest robot at 30 s and 60 s (no roll), and the same
-// checks.
+// Under the race detector the robots play for 30 s, with the ball put
+// before the farthest robot at 15 s (no roll): the same goroutines, team
+// messages and trainer commands, and the same checks but the handover,
+// which the full form (without the race detector) asserts.
 func TestRoleAllocation(t *testing.T) {
 	defer leaktest.Check(t)()
 	ctx := context.Background()
 	run := 120 * time.Second // two placements: the trainer's commands land in cycles the test does not choose
 	every := 30 * time.Second
 	if racetest.Enabled {
-		// Two placements in front of the robot farthest from the striker.
-		run, every = 60*time.Second, 20*time.Second
+		// One placement in front of the robot farthest from the striker.
+		run, every = 30*time.Second, 15*time.Second
 	}
 	tr, stop := startTeam(t, teamOptions{strategy: "2017", loss: 0.1, seed: 7, players: []int{2, 3, 4},
 		beams: []sim.Beam{{X: -1, Y: 1.5, Deg: 0}, {X: -3, Y: 0, Deg: 0}, {X: -1, Y: -1.5, Deg: 0}}, ball: hal.Vec2{X: 0.5}})
@@ -342,7 +343,7 @@ func TestRoleAllocation(t *testing.T) {
 	// hysteresis).
 	const decisiveDistance = 2.5
 	decisive := 0
-	// Every 30 s (20 s in the short form) the ball moves: every other time it is rolled from where
+	// Every 30 s (15 s in the short form) the ball moves: every other time it is rolled from where
 	// it is (2 m/s in a random direction, towards the inside of the
 	// field); in between it is put 0.6 m in front of the robot that is
 	// farthest from the striker, so that the striker has reason to change
@@ -456,6 +457,9 @@ func TestRoleAllocation(t *testing.T) {
 	}
 	t.Logf("%d ticks checked, every one with exactly one striker: %v; %d striker handovers; bus: %+v", ticks, bad == 0, handovers, tr.bus.Stats())
 	switch {
+	case racetest.Enabled:
+		// Too short for the allocation's 7–14 s from a placement to its
+		// handover; the full form asserts it.
 	case decisive == 0:
 		t.Errorf("no ball placement in front of a robot %g m or more from the striker: the allocation was not exercised", decisiveDistance)
 	case handovers == 0:

@@ -516,17 +516,26 @@ func TestGameStateInTheSim(t *testing.T) {
 		return sum
 	}
 	settle := func() { r.WaitFor(ctx, 2*time.Second, func() bool { return false }) }
+	// Each phase's length; under the race detector half of it (at
+	// least 2 s): the same robot, GameController source and play modes,
+	// with the robot walking about 0.5 (m + rad) per second when it may.
+	phase := func(d time.Duration) time.Duration {
+		if racetest.Enabled {
+			return max(d/2, 2*time.Second)
+		}
+		return d
+	}
 
 	settle()
-	if d := moved(5 * time.Second); d > 0.05 {
+	if d := moved(phase(5 * time.Second)); d > 0.05 {
 		t.Errorf("BeforeKickOff (SET): moved %.2f (m + rad)", d)
 	}
 	if err := w.Trainer().PlayMode("PlayOn"); err != nil {
 		t.Fatal(err)
 	}
 	settle()
-	if d := moved(15 * time.Second); d < 1 {
-		t.Errorf("PlayOn without a GameController: moved only %.2f (m + rad) in 15 s", d)
+	if d := moved(phase(15 * time.Second)); d < 1 {
+		t.Errorf("PlayOn without a GameController: moved only %.2f (m + rad) in %v", d, phase(15*time.Second))
 	}
 	gc := &net.UDPAddr{IP: net.IPv4(10, 0, 0, 1), Port: gamecontroller.ControlPort}
 	p := gamecontroller.Data{Version: 18, State: gamecontroller.StatePlaying,
@@ -534,11 +543,11 @@ func TestGameStateInTheSim(t *testing.T) {
 	p.Teams[0].Players[1].Penalty = gamecontroller.PenaltyPlayerPushing
 	src.Deliver(p, gc)
 	settle()
-	if d := moved(10 * time.Second); d > 0.05 {
+	if d := moved(phase(10 * time.Second)); d > 0.05 {
 		b, _ := r.Body()
 		req, _ := behaviourRequest(r)
 		ms, _ := r.Motion()
-		t.Errorf("penalised by the GameController: moved %.2f (m + rad) in 10 s (fall %v, request %v, motion %v)", d, b.Fall, req.Kind, ms.Active)
+		t.Errorf("penalised by the GameController: moved %.2f (m + rad) in %v (fall %v, request %v, motion %v)", d, phase(10*time.Second), b.Fall, req.Kind, ms.Active)
 	}
 	if req, ok := behaviourRequest(r); !ok || req.Kind != msg.MotionStand || req.Head.Mode != msg.HeadHold {
 		t.Errorf("penalised: behaviour asks for %+v", req)
@@ -546,8 +555,8 @@ func TestGameStateInTheSim(t *testing.T) {
 	p.Teams[0].Players[1].Penalty = gamecontroller.PenaltyNone
 	src.Deliver(p, gc)
 	settle()
-	if d := moved(15 * time.Second); d < 1 {
-		t.Errorf("unpenalised: moved only %.2f (m + rad) in 15 s", d)
+	if d := moved(phase(15 * time.Second)); d < 1 {
+		t.Errorf("unpenalised: moved only %.2f (m + rad) in %v", d, phase(15*time.Second))
 	}
 }
 

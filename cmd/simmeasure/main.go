@@ -9,12 +9,17 @@
 // ("agent-host:port,trainer-host:port"; start it in sync mode).
 //
 //	simmeasure [-what walk,side,getup,kick,head] [-runs N] [-speeds 0.1,0.2] [-walk 14s]
-//	           [-getup front,back,left,right] [-laystep 7ms] [-config JSON] [-trace DIR]
+//	           [-getup front,back,left,right] [-against 0.3] [-laystep 7ms] [-config JSON] [-trace DIR]
 //
 // It prints one line per run and a summary per measurement; -trace writes
 // each run's samples (ground truth, body angles, fall, motion, leg joints,
 // ball) as CSV. The kick's ball lies 0.2 m ahead of the robot, in front of
-// the left foot.
+// the left foot. With -against D every get-up has a second robot standing
+// still and stiff (as a waiting teammate does) D metres away in the
+// direction of the fall, so that the falling robot lands on it or lies
+// against it: it joins 1.5 m further away and the trainer moves it there
+// once both stand. The summary also says how often that robot fell (its
+// head, mypos z, below a standing robot's).
 package main
 
 import (
@@ -84,50 +89,19 @@ type options struct {
 	// lay is the fall the next start plans (FallNone: none).
 	lay   simrun.Fall
 	layAt time.Duration
+	// against, if not 0, is how far (m) a second robot stands from a
+	// falling one in the direction of its fall (-against).
+	against float64
+	// mate, if not nil, is where the next start's second robot, standing
+	// still, is to stand (session.placeMate puts it there); it joins
+	// before the measured one, beamed to stageBeam's spot.
+	mate *sim.Beam
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("simmeasure", flag.ContinueOnError)
-	what := fs.String("what", "walk,side,getup,kick,head", "measurements, comma separated: walk, side, getup, kick, head")
-	runs := fs.Int("runs", 3, "runs per measurement (and per speed)")
-	physics := fs.String("physics", simserver.PhysicsKinematic, "the embedded simulator's world model: kinematic, or ode (a build with -tags sim,ode)")
-	sides := fs.String("getup", "front,back", "which get-ups to measure, comma separated: front, back, left, right (the side of the commanded fall)")
-	speeds := fs.String("speeds", "0.10,0.15,0.20,0.25,0.30", "forward speeds (m/s) for walk")
-	walkFor := fs.Duration("walk", 14*time.Second, "how long each forward walk lasts (simulation time)")
-	trace := fs.String("trace", "", "directory for one CSV per run (time, ground truth, body angles, fall, motion, leg joints)")
-	layStep := fs.Duration("laystep", 0, "getup: lay run i down at a planned simulation time, 2 s + i·laystep after it connected, so that the runs repeat exactly (0: when 2 s have passed by the wall clock)")
-	override := fs.String("config", "", "JSON laid over robotd's default configuration, e.g. {\"motion\":{\"walk\":{\"max_forward\":0.25}}}")
-	if err := fs.Parse(args); err != nil {
+	o, err := parseArgs(args, out, os.Stderr)
+	if err != nil {
 		return err
-	}
-	o := options{what: map[string]bool{}, runs: *runs, walk: *walkFor, out: out, robot: robot.DefaultConfig(), physics: *physics, trace: *trace, layStep: *layStep}
-	if *override != "" {
-		dec := json.NewDecoder(strings.NewReader(*override))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&o.robot); err != nil {
-			return fmt.Errorf("-config: %w", err)
-		}
-	}
-	o.getups = map[string]bool{}
-	for _, g := range strings.Split(*sides, ",") {
-		g = strings.TrimSpace(g)
-		if _, ok := simrun.FallByName(g); !ok {
-			return fmt.Errorf("-getup: %q is not front, back, left or right", g)
-		}
-		o.getups[g] = true
-	}
-	for _, w := range strings.Split(*what, ",") {
-		o.what[strings.TrimSpace(w)] = true
-	}
-	for _, s := range strings.Split(*speeds, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || v <= 0 || v > 1 {
-			return fmt.Errorf("-speeds: %q is not a speed in m/s", s)
-		}
-		o.speeds = append(o.speeds, v)
-	}
-	if o.runs < 1 {
-		return errors.New("-runs must be at least 1")
 	}
 	server := "embedded simulator"
 	if t, ok, err := simrun.TargetFromEnv(); err != nil {
@@ -142,12 +116,76 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}{{"walk", walkForward}, {"side", walkSideTurn}, {"getup", getUp}, {"kick", kick}, {"head", headScan}}
 	for _, s := range steps {
 		if o.what[s.name] {
-			if err := s.fn(ctx, &o); err != nil {
+			if err := s.fn(ctx, o); err != nil {
 				return fmt.Errorf("%s: %w", s.name, err)
 			}
 		}
 	}
 	return nil
+}
+
+// Bounds of -against (m): closer than minAgainst the two robots' feet
+// overlap where they are beamed; farther than maxAgainst a falling robot
+// (0.57 m tall) no longer reaches the other one.
+const (
+	minAgainst = 0.15
+	maxAgainst = 0.6
+)
+
+// parseArgs parses the command line into options writing to out; the
+// flags' usage and errors go to usage.
+func parseArgs(args []string, out, usage io.Writer) (*options, error) {
+	fs := flag.NewFlagSet("simmeasure", flag.ContinueOnError)
+	fs.SetOutput(usage)
+	what := fs.String("what", "walk,side,getup,kick,head", "measurements, comma separated: walk, side, getup, kick, head")
+	runs := fs.Int("runs", 3, "runs per measurement (and per speed)")
+	physics := fs.String("physics", simserver.PhysicsKinematic, "the embedded simulator's world model: kinematic, or ode (a build with -tags sim,ode)")
+	sides := fs.String("getup", "front,back", "which get-ups to measure, comma separated: front, back, left, right (the side of the commanded fall)")
+	speeds := fs.String("speeds", "0.10,0.15,0.20,0.25,0.30", "forward speeds (m/s) for walk")
+	walkFor := fs.Duration("walk", 14*time.Second, "how long each forward walk lasts (simulation time)")
+	trace := fs.String("trace", "", "directory for one CSV per run (time, ground truth, body angles, fall, motion, leg joints)")
+	against := fs.Float64("against", 0, fmt.Sprintf("getup: a second robot stands still this far (m, %.2g to %.2g) from the falling robot in the direction of its fall (0: none)", minAgainst, maxAgainst))
+	layStep := fs.Duration("laystep", 0, "getup: lay run i down at a planned simulation time, 2 s + i·laystep after it connected, so that the runs repeat exactly (0: when 2 s have passed by the wall clock)")
+	override := fs.String("config", "", "JSON laid over robotd's default configuration, e.g. {\"motion\":{\"walk\":{\"max_forward\":0.25}}}")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	o := &options{what: map[string]bool{}, runs: *runs, walk: *walkFor, out: out, robot: robot.DefaultConfig(), physics: *physics, trace: *trace, layStep: *layStep, against: *against}
+	if *override != "" {
+		dec := json.NewDecoder(strings.NewReader(*override))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&o.robot); err != nil {
+			return nil, fmt.Errorf("-config: %w", err)
+		}
+	}
+	o.getups = map[string]bool{}
+	for _, g := range strings.Split(*sides, ",") {
+		g = strings.TrimSpace(g)
+		if _, ok := simrun.FallByName(g); !ok {
+			return nil, fmt.Errorf("-getup: %q is not front, back, left or right", g)
+		}
+		o.getups[g] = true
+	}
+	if a := o.against; a != 0 && !(a >= minAgainst && a <= maxAgainst) {
+		return nil, fmt.Errorf("-against: %v m is not 0 or within %v to %v m", a, minAgainst, maxAgainst)
+	}
+	for _, w := range strings.Split(*what, ",") {
+		o.what[strings.TrimSpace(w)] = true
+	}
+	for _, s := range strings.Split(*speeds, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || !(v > 0 && v <= 1) {
+			return nil, fmt.Errorf("-speeds: %q is not a speed in m/s", s)
+		}
+		o.speeds = append(o.speeds, v)
+	}
+	if o.runs < 1 {
+		return nil, errors.New("-runs must be at least 1")
+	}
+	return o, nil
 }
 
 // sample is one tick as the probe sees it.
@@ -240,11 +278,64 @@ func (s *script) last() sample {
 	return s.samples[len(s.samples)-1]
 }
 
-// session is one world with one scripted robot.
+// session is one world with one scripted robot, and the robot standing
+// still next to it if options.mate placed one.
 type session struct {
 	w *simrun.World
 	r *simrun.Robot
 	s *script
+	// mate and ms are the standing robot and its probe, nil without one,
+	// and matePlayer its uniform number.
+	mate       *simrun.Robot
+	ms         *script
+	matePlayer int
+	// mateFrom is the standing robot's probe time from which it stands
+	// where placeMate put it.
+	mateFrom time.Duration
+}
+
+// stageBeam returns where the standing robot joins, for a measured robot
+// beamed at b and the standing one to stand at mate: 1.5 m beyond mate on
+// the line from b, facing as at mate. A robot joins with every joint at 0,
+// its arms stretched forward 0.25 m, until its stand pose lowers them; 0.3
+// m from the other robot they would hit it.
+func stageBeam(b, mate sim.Beam) sim.Beam {
+	dx, dy := mate.X-b.X, mate.Y-b.Y
+	d := math.Hypot(dx, dy)
+	if d == 0 {
+		dx, dy, d = 1, 0, 1
+	}
+	return sim.Beam{X: mate.X + stageDistance*dx/d, Y: mate.Y + stageDistance*dy/d, Deg: mate.Deg}
+}
+
+// stageDistance is how far beyond its place the standing robot joins (m).
+const stageDistance = 1.5
+
+// placeMate moves the standing robot to mate with the trainer (the first
+// team to connect plays on the left) once the measured robot has stood
+// for a second, and waits until the server has it there, standing, and
+// 0.5 s more for it to settle.
+func (ss *session) placeMate(ctx context.Context, mate sim.Beam) error {
+	if err := ss.wait(ctx, time.Second-ss.r.Elapsed()); err != nil {
+		return err
+	}
+	if err := ss.w.Trainer().MoveAgent("Left", ss.matePlayer, mate.X, mate.Y, mate.Deg); err != nil {
+		return fmt.Errorf("placing the standing robot: %w", err)
+	}
+	there := func() bool {
+		gt, _ := ss.mate.Truth()
+		return gt.Valid && math.Hypot(float64(gt.Pose.X)-mate.X, float64(gt.Pose.Y)-mate.Y) < 0.05 && gt.HeadHeight > minStandingHead
+	}
+	if _, err := ss.mate.WaitFor(ctx, 2*time.Second, there); err != nil {
+		gt, _ := ss.mate.Truth()
+		return fmt.Errorf("placing the standing robot at (%.2f, %.2f): at (%.2f, %.2f), head %.2f m: %w", mate.X, mate.Y, gt.Pose.X, gt.Pose.Y, gt.HeadHeight, err)
+	}
+	ss.mateFrom = ss.ms.last().t
+	_, err := ss.mate.WaitFor(ctx, 500*time.Millisecond, func() bool { return false })
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
 }
 
 func (o *options) start(ctx context.Context, beam sim.Beam, request func(time.Duration, *sample) msg.MotionRequest) (*session, error) {
@@ -253,6 +344,23 @@ func (o *options) start(ctx context.Context, beam sim.Beam, request func(time.Du
 	w, err := simrun.Start(ctx, simrun.Options{Server: &scfg})
 	if err != nil {
 		return nil, err
+	}
+	ss := &session{w: w}
+	if o.mate != nil {
+		// The standing robot joins first, so that it stands where it was
+		// beamed before the measured robot's time starts.
+		o.player = o.player%11 + 1
+		ss.ms = &script{request: func(time.Duration, *sample) msg.MotionRequest { return msg.MotionRequest{Kind: msg.MotionStand} }}
+		cfg := o.robot
+		ss.matePlayer = o.player
+		ss.mate, err = w.AddRobot(simrun.RobotConfig{Team: "robotd", Player: o.player, Beam: stageBeam(beam, *o.mate), Robot: &cfg,
+			Modules: func(c *robot.Config) []runner.Module {
+				return append(robot.ScriptedModules(c), ss.ms)
+			}})
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("adding the standing robot: %w", err)
+		}
 	}
 	o.player = o.player%11 + 1
 	s := &script{request: request}
@@ -265,7 +373,8 @@ func (o *options) start(ctx context.Context, beam sim.Beam, request func(time.Du
 		w.Close()
 		return nil, err
 	}
-	return &session{w: w, r: r, s: s}, nil
+	ss.r, ss.s = r, s
+	return ss, nil
 }
 
 func (ss *session) wait(ctx context.Context, d time.Duration) error {
@@ -453,32 +562,127 @@ func walkSideTurn(ctx context.Context, o *options) error {
 // measured.
 var getUpFalls = []simrun.Fall{simrun.FallFront, simrun.FallBack, simrun.FallLeft, simrun.FallRight}
 
+// getUpBeam is where a get-up's robot stands before it is laid down.
+var getUpBeam = sim.Beam{X: -1, Y: 1, Deg: 30}
+
+// fallDirection returns the direction (degrees, the beam's frame, 0 = +x,
+// counter-clockwise) in which a robot facing headingDeg falls for f: ahead
+// for a fall to the front, behind for one to the back, to its left (+90°)
+// or right for one to the side.
+func fallDirection(f simrun.Fall, headingDeg float64) float64 {
+	switch f {
+	case simrun.FallBack:
+		return headingDeg + 180
+	case simrun.FallLeft:
+		return headingDeg + 90
+	case simrun.FallRight:
+		return headingDeg - 90
+	}
+	return headingDeg
+}
+
+// mateShifts are the standing robot's offsets (m) across the direction of
+// the fall, one a run in turn: the falling robot's torso meets both its
+// legs, or mostly one of them (the NAO's feet are 0.1 m apart).
+var mateShifts = [...]float64{0, 0.06, -0.06}
+
+// mateBeam returns where run i of a get-up from f beams the standing
+// robot, for a falling robot beamed at b: dist metres from b in the
+// direction of the fall (fallDirection) plus mateShifts[i%3] across it,
+// turned so that its front, its right side, its back and its left side
+// face the falling robot in turn (i%4); degrees within (-180, 180].
+func mateBeam(b sim.Beam, f simrun.Fall, dist float64, i int) sim.Beam {
+	dir := fallDirection(f, b.Deg)
+	r := dir * math.Pi / 180
+	shift := mateShifts[i%len(mateShifts)]
+	x := b.X + dist*math.Cos(r) - shift*math.Sin(r)
+	y := b.Y + dist*math.Sin(r) + shift*math.Cos(r)
+	// Facing the falling robot is dir+180; each quarter turn to the left
+	// puts the falling robot a quarter further round to its right.
+	deg := dir + 180 + 90*float64(i%4)
+	deg = -math.Remainder(-deg, 360) // within (-180, 180]
+	return sim.Beam{X: x, Y: y, Deg: deg}
+}
+
+// leanJudged is when (after the fall was commanded) a robot that fell
+// against a standing one but never lay is judged as one that got up: the
+// commanded fall's pose holds its legs for at most 1.5 s (simrun's
+// fallDuration).
+const leanJudged = 2 * time.Second
+
+// mateOutcome is what happened to the standing robot in a get-up run.
+type mateOutcome struct {
+	fell   bool          // its head (mypos z) went below a standing robot's
+	fellAt time.Duration // when first (its samples' time), if fell
+	lowest float64       // its lowest head height (m)
+	pushed float64       // how far it was moved from where it stood (m)
+}
+
+// mateAfter judges the standing robot from its samples (ground truth) from
+// from on (its probe's time), when it stands where placeMate put it.
+func mateAfter(samples []sample, from time.Duration) mateOutcome {
+	m := mateOutcome{lowest: math.Inf(1)}
+	var at hal.Pose2
+	first := true
+	for _, s := range samples {
+		if s.t < from || !s.gt.Valid {
+			continue
+		}
+		if first {
+			at, first = s.gt.Pose, false
+		}
+		m.lowest = min(m.lowest, float64(s.gt.HeadHeight))
+		if !m.fell && float64(s.gt.HeadHeight) < minStandingHead {
+			m.fell, m.fellAt = true, s.t
+		}
+		m.pushed = max(m.pushed, math.Hypot(float64(s.gt.Pose.X-at.X), float64(s.gt.Pose.Y-at.Y)))
+	}
+	return m
+}
+
 // getUp lays the robot down as each -getup fall says (a commanded fall:
 // its own joints tip it over) and measures from the server's ground truth
 // whether and when it stands again: up once robotd finds it upright and
 // standing and the head (mypos z) is at a standing robot's height, and
 // success if it is up within 10 s of being laid down and stays up for 2 s.
+// With -against a second robot stands in the way of the fall (mateBeam),
+// and the summary counts the runs in which it fell too.
 func getUp(ctx context.Context, o *options) error {
 	for _, fall := range getUpFalls {
 		name := fall.String()
 		if !o.getups[name] {
 			continue
 		}
-		ok := 0
+		if o.against > 0 {
+			name = fmt.Sprintf("%s against a robot %.2f m away", name, o.against)
+		}
+		ok, mateFell, leaned := 0, 0, 0
 		var times []string
 		for i := range o.runs {
 			o.lay, o.layAt = simrun.FallNone, 0
 			if o.layStep > 0 {
 				o.lay, o.layAt = fall, settle+time.Duration(i)*o.layStep
 			}
-			ss, err := o.start(ctx, sim.Beam{X: -1, Y: 1, Deg: 30}, func(_ time.Duration, s *sample) msg.MotionRequest {
+			o.mate = nil
+			if o.against > 0 {
+				mb := mateBeam(getUpBeam, fall, o.against, i)
+				o.mate = &mb
+			}
+			ss, err := o.start(ctx, getUpBeam, func(_ time.Duration, s *sample) msg.MotionRequest {
 				if s.body.Fall != msg.Upright {
 					return msg.MotionRequest{Kind: msg.MotionGetUp}
 				}
 				return msg.MotionRequest{Kind: msg.MotionStand}
 			})
+			o.mate = nil
 			if err != nil {
 				return err
+			}
+			if ss.mate != nil {
+				if err := ss.placeMate(ctx, mateBeam(getUpBeam, fall, o.against, i)); err != nil {
+					ss.close()
+					return err
+				}
 			}
 			o.lay = simrun.FallNone
 			laid := o.layAt
@@ -493,19 +697,27 @@ func getUp(ctx context.Context, o *options) error {
 			var down, up time.Duration
 			var how msg.Fall
 			help := false
+			lowest := math.Inf(1) // the falling robot's lowest head height (m) since laid down
 			_, err = ss.r.WaitFor(ctx, 15*time.Second, func() bool {
 				s := ss.s.last()
 				if down == 0 && s.body.Fall != msg.Upright {
 					down, how = s.t, s.body.Fall
 				}
+				if s.t >= laid && s.gt.Valid {
+					lowest = min(lowest, float64(s.gt.HeadHeight))
+				}
 				help = help || s.motion.NeedsHelp
 				// Up by the server's ground truth too: the head (mypos z)
 				// at a standing robot's height.
 				standing := s.body.Fall == msg.Upright && s.gt.Valid && s.gt.HeadHeight > minStandingHead
-				if down != 0 && !standing {
+				// A robot that falls onto a standing one may stay leaning
+				// on it, never lying: it is judged from the moment the
+				// commanded fall is over as one that lay.
+				began := down != 0 || (ss.mate != nil && s.t >= laid+leanJudged)
+				if began && !standing {
 					up = 0
 				}
-				if down != 0 && up == 0 && standing && s.motion.Active == msg.MotionStand {
+				if began && up == 0 && standing && s.motion.Active == msg.MotionStand {
 					up = s.t
 				}
 				return up != 0 && s.t > up+2*time.Second
@@ -524,9 +736,27 @@ func getUp(ctx context.Context, o *options) error {
 			if help {
 				asked = " (asked for help)"
 			}
+			if ss.ms != nil {
+				m := mateAfter(ss.ms.since(0), ss.mateFrom)
+				if m.fell {
+					mateFell++
+					// Both scripts' times count from their robot's
+					// connection, on the world's common clock.
+					asked += fmt.Sprintf("; the standing robot FELL %.2f s after the fall began", (m.fellAt + ss.ms.at - ss.s.at - laid).Seconds())
+				}
+				mb := mateBeam(getUpBeam, fall, o.against, i)
+				asked += fmt.Sprintf("; the standing robot (placed at %.2f, %.2f, %.0f°): head down to %.2f m, pushed %.2f m", mb.X, mb.Y, mb.Deg, m.lowest, m.pushed)
+			}
 			switch {
+			case down == 0 && ss.mate != nil && up != 0:
+				leaned++
+				fmt.Fprintf(o.out, "get-up from the %s: never lay down (head down to %.2f m), standing %.2f s after being laid down%s\n", name, lowest, (up - laid).Seconds(), asked)
+				if up-laid <= 10*time.Second {
+					ok++
+					times = append(times, fmt.Sprintf("%.1f", (up-laid).Seconds()))
+				}
 			case down == 0:
-				fmt.Fprintf(o.out, "get-up from the %s: never lay down\n", name)
+				fmt.Fprintf(o.out, "get-up from the %s: never lay down (head down to %.2f m)%s\n", name, lowest, asked)
 			case up == 0:
 				fmt.Fprintf(o.out, "get-up from the %s: lay %v, not up and staying up within 15 s%s\n", name, how, asked)
 			default:
@@ -538,6 +768,9 @@ func getUp(ctx context.Context, o *options) error {
 			}
 		}
 		fmt.Fprintf(o.out, "get-up from the %s: %d of %d up within 10 s (%v s)\n", name, ok, o.runs, strings.Join(times, ", "))
+		if o.against > 0 {
+			fmt.Fprintf(o.out, "get-up from the %s: %d never lay down; the standing robot fell in %d of %d runs\n", name, leaned, mateFell, o.runs)
+		}
 	}
 	return nil
 }

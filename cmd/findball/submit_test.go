@@ -20,8 +20,8 @@ import (
 	"github.com/robotd/robotd/simserver/ode"
 )
 
-// asFindball makes the test binary run findball's main, for the tests
-// that run findball as a process of its own.
+// asFindball makes the test binary run findball's main: the Slurm tasks
+// of TestSubmitSlurm run it so.
 const asFindball = "FINDBALL_TEST_AS_FINDBALL"
 
 func TestMain(m *testing.M) {
@@ -76,22 +76,6 @@ func outcomes(t *testing.T, db string) []string {
 	return out
 }
 
-// buildFindball builds this package's command into dir, as `go build`
-// does without test flags (so without the race detector: the campaign's
-// code runs under it in the test's own local run), and returns its path.
-func buildFindball(t *testing.T, dir string) string {
-	t.Helper()
-	gotool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("building findball for the Slurm tasks: %v", err)
-	}
-	exe := filepath.Join(dir, "findball")
-	if b, err := exec.Command(gotool, "build", "-o", exe, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build -o %s .: %v\n%s", exe, err, b)
-	}
-	return exe
-}
-
 func hash(s string) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(s); i++ {
@@ -104,9 +88,7 @@ func hash(s string) uint64 {
 // 4 tasks on a real single-node cluster; the first task seen running with
 // one or two of its three trials stored is cancelled with scancel, is
 // submitted again, and the campaign ends with exactly its 12 trials, equal trial by
-// trial (seeds, outcomes, trajectories) to the unsharded local run. The
-// tasks run findball built as a user builds it (buildFindball), the local
-// run this test binary's code (under the race detector when the test is).
+// trial (seeds, outcomes, trajectories) to the unsharded local run.
 // ROBOTD_SLURM_CPUS sets the node's CPUs (default: this machine's).
 func TestSubmitSlurm(t *testing.T) {
 	if simBuild {
@@ -128,20 +110,15 @@ func TestSubmitSlurm(t *testing.T) {
 	campaign := slurmCampaign(t, dir)
 
 	// The unsharded local run runs beside the cluster's work (on a loaded
-	// machine that gets the test more of it; otherwise it changes little),
-	// with the same findball as the tasks.
-	exe := buildFindball(t, dir)
+	// machine that gets the test more of it; otherwise it changes little).
 	local := filepath.Join(dir, "local.db")
 	localDone := make(chan error, 1)
 	go func() {
 		start := time.Now()
-		cmd := exec.CommandContext(ctx, exe, append([]string{"run", "-db", local, "-out", filepath.Join(dir, "local-out")}, campaign...)...)
-		// None of findball's variables (a server, a shard): the whole
-		// campaign, on the embedded simulator.
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TMPDIR=" + os.TempDir()}
-		b, err := cmd.CombinedOutput()
+		var out, errb bytes.Buffer
+		err := run(ctx, append([]string{"run", "-db", local, "-out", filepath.Join(dir, "local-out")}, campaign...), &out, &errb, env(nil))
 		if err != nil {
-			err = fmt.Errorf("the local run: %w\n%s", err, b)
+			err = fmt.Errorf("the local run: %w\n%s", err, errb.String())
 		}
 		t.Logf("the local run took %v", time.Since(start).Round(time.Millisecond))
 		localDone <- err
@@ -165,12 +142,16 @@ func TestSubmitSlurm(t *testing.T) {
 		t.Errorf("%d resubmissions of 2 failing tasks:\n%s", n, errb.String())
 	}
 
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var killed, killErr string
 	var late []string
 	var killedAt slurm.Task
 	hooks := submitHooks{
 		command: []string{exe},
-		env:     cluster.Env(),
+		env:     append(cluster.Env(), asFindball+"=1"),
 		// The first task seen running with some but not all of its trials
 		// stored is cancelled (each has a window of a whole long trial).
 		progress: func(p slurm.Progress) {

@@ -118,6 +118,10 @@ type Runner struct {
 	started bool
 	ticks   uint64
 	first   time.Duration // the first tick's time
+	// reached is set by the first connected tick: before it the backend
+	// has no sensor values to publish (its buffers hold zero values, not
+	// readings: a battery at 0 %, joints at 0 °C).
+	reached bool
 	last    time.Duration // the last tick's time
 	commits logLimit      // failed commits, logged at most once a second
 }
@@ -314,8 +318,14 @@ func (r *Runner) Step(ctx context.Context) error {
 	r.last = t.Time
 	r.board.BeginTick(t.Seq, t.Time)
 	r.tickW.Set(t)
-	for _, f := range r.sensors {
-		f()
+	// A disconnected tick keeps the last known sensor values (hal.Tick);
+	// before the first connected one there are none, so the sensor
+	// entries stay unwritten and their readers see no data.
+	r.reached = r.reached || t.Connected
+	if r.reached {
+		for _, f := range r.sensors {
+			f()
+		}
 	}
 	budget := r.cfg.Budget.D()
 	if budget <= 0 {

@@ -557,3 +557,53 @@ func TestStopAfter(t *testing.T) {
 		t.Errorf("%d ticks, %d commits, %d safe states; want 101 ticks (1 s at 10 ms after the first), as many commits, then the safe state", m.ticks, dev.commits, dev.safe)
 	}
 }
+
+// batteryProbe records, on every tick, whether the battery entry has a
+// value and whether it was written this tick.
+type batteryProbe struct {
+	in    *blackboard.Reader[hal.Battery]
+	valid []bool
+	fresh []bool
+}
+
+func (p *batteryProbe) Name() string { return "battery-probe" }
+func (p *batteryProbe) Wire(b *blackboard.Board) error {
+	var err error
+	p.in, err = blackboard.Read(b, p.Name(), msg.BatteryKey)
+	return err
+}
+func (p *batteryProbe) Tick(hal.Tick) error {
+	_, m := p.in.Get()
+	p.valid = append(p.valid, m.Valid())
+	p.fresh = append(p.fresh, m.Fresh)
+	return nil
+}
+
+// TestSensorsFromTheFirstConnectedTick: before the backend has reached
+// the hardware its sensor buffers hold zero values, not readings (a
+// battery at 0 % would make the robot sit down), so the runner publishes
+// no sensor entry; from the first connected tick on it publishes every
+// tick, disconnected ones with the last known values (hal.Tick).
+func TestSensorsFromTheFirstConnectedTick(t *testing.T) {
+	clock := haltest.NewClock(period, 0)
+	clock.Disconnected = true
+	r := runner.New(runner.DefaultConfig(), loopback.New(clock), blackboard.New(), nil, nil)
+	p := &batteryProbe{}
+	r.Add(p)
+	if err := r.Start(); err != nil {
+		t.Fatal(err)
+	}
+	connected := []bool{false, false, false, true, true, false, false, true}
+	for i, c := range connected {
+		clock.Disconnected = !c
+		if err := r.Step(context.Background()); err != nil {
+			t.Fatalf("tick %d: %v", i+1, err)
+		}
+	}
+	for i, c := range connected {
+		want := i >= 3 // from the first connected tick on
+		if p.valid[i] != want || p.fresh[i] != want {
+			t.Errorf("tick %d (connected %v): battery entry valid %v fresh %v, want %v", i+1, c, p.valid[i], p.fresh[i], want)
+		}
+	}
+}

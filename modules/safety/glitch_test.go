@@ -257,3 +257,32 @@ func TestFirstReadingsImplausible(t *testing.T) {
 		})
 	}
 }
+
+// TestNoStiffnessWhileUnknown: a tick without the hardware (before its
+// first sensor data, or with it gone) gives a joint that has had no
+// plausible reading no stiffness, whether or not the hardware reports
+// temperatures; a connected tick from hardware without temperature
+// sensors (the simulator) gives it full stiffness; after a connected
+// tick, a joint read as cool, or one without a sensor, keeps its
+// stiffness through a disconnected tick.
+func TestNoStiffnessWhileUnknown(t *testing.T) {
+	const j = hal.LKneePitch
+	for _, sensor := range []bool{true, false} {
+		r := newRig(t, safety.DefaultConfig())
+		r.j.HasTemperature = sensor
+		r.disconnected = true
+		for i := range 3 {
+			if s := r.tick(); s.StiffnessCap[j] != 0 {
+				t.Fatalf("temperature sensor %v, disconnected tick %d before any reading: cap %v, want 0", sensor, i, s.StiffnessCap[j])
+			}
+		}
+		r.disconnected = false
+		if s := r.tick(); s.StiffnessCap[j] != 1 {
+			t.Fatalf("temperature sensor %v, connected at %v °C: cap %v, want 1", sensor, r.j.Temperature[j], s.StiffnessCap[j])
+		}
+		r.disconnected = true
+		if s := r.tick(); s.StiffnessCap[j] != 1 {
+			t.Fatalf("temperature sensor %v, disconnected after a connected tick: cap %v, want 1", sensor, s.StiffnessCap[j])
+		}
+	}
+}

@@ -61,8 +61,9 @@ type Config struct {
 	CoolHold config.Duration `json:"cool_hold"`
 	// MinTemperature and MaxTemperature (°C) bound a plausible joint
 	// temperature; a reading outside them is ignored and the joint keeps
-	// its state. A joint with no plausible reading yet, on hardware that
-	// reports temperatures, gets no stiffness.
+	// its state. A joint with no plausible reading yet gets no stiffness,
+	// unless a connected tick's joint state says the hardware has no
+	// temperature sensors (the simulator).
 	MinTemperature float64 `json:"min_temperature"`
 	MaxTemperature float64 `json:"max_temperature"`
 	// MaxCoolingRate (°C/s) is the fastest a joint's temperature is
@@ -201,6 +202,10 @@ type Module struct {
 	batteryOK  held // the low-battery sit's end condition
 	resume     held // the head's three pads, to end a safe stop
 	chordArmed bool // the pads were let go since the last toggle
+	// noSensor: a connected tick's joint state said the hardware has no
+	// joint temperature sensors (the simulator). Hardware does not gain
+	// or lose them while it runs, so it holds through outages.
+	noSensor bool
 }
 
 // level is how hot a joint is; a higher level allows less stiffness.
@@ -301,7 +306,12 @@ func (m *Module) act(now time.Duration, a Action, args ...any) {
 // Tick implements runner.Module.
 func (m *Module) Tick(t hal.Tick) error {
 	now := t.Time
-	m.joints.Load(&m.js)
+	// Without joint temperature sensors (a connected tick's joint state
+	// reports none, as in the simulator) a joint with no reading is not
+	// unknown; until a connected tick has said so, it is.
+	if m.joints.Load(&m.js).Valid() && t.Connected {
+		m.noSensor = !m.js.HasTemperature
+	}
 	m.updateJoints(now)
 	if m.battery.Load(&m.bat).Valid() {
 		m.batteryCheck(now)
@@ -357,9 +367,10 @@ func (m *Module) updateJoints(now time.Duration) {
 		default:
 			m.st.StiffnessCap[j] = 1
 		}
-		if m.js.HasTemperature && !s.hasTemp {
-			// The hardware reports the joint's temperature but no
-			// reading has been plausible yet: how hot it is is unknown.
+		if !s.hasTemp && !m.noSensor {
+			// No reading has been plausible yet, on hardware that reports
+			// the joint's temperature or on a tick that does not say: how
+			// hot it is is unknown.
 			m.st.StiffnessCap[j] = 0
 		}
 		if s.level > cool {

@@ -18,22 +18,25 @@ import (
 const period = 12 * time.Millisecond
 
 type rig struct {
-	t      *testing.T
-	m      *safety.Module
-	b      *blackboard.Board
-	tickW  *blackboard.Writer[hal.Tick]
-	jW     *blackboard.Writer[hal.JointSensors]
-	batW   *blackboard.Writer[hal.Battery]
-	bsW    *blackboard.Writer[msg.BodySensors]
-	gcW    *blackboard.Writer[msg.GameControl]
-	out    *blackboard.Reader[msg.Safety]
-	leds   *blackboard.Reader[hal.LEDs]
-	seq    uint64
-	j      hal.JointSensors
-	bat    hal.Battery
-	bs     msg.BodySensors
-	gc     msg.GameControl
-	logbuf bytes.Buffer
+	t     *testing.T
+	m     *safety.Module
+	b     *blackboard.Board
+	tickW *blackboard.Writer[hal.Tick]
+	jW    *blackboard.Writer[hal.JointSensors]
+	batW  *blackboard.Writer[hal.Battery]
+	bsW   *blackboard.Writer[msg.BodySensors]
+	gcW   *blackboard.Writer[msg.GameControl]
+	out   *blackboard.Reader[msg.Safety]
+	leds  *blackboard.Reader[hal.LEDs]
+	seq   uint64
+	// disconnected makes the next ticks ticks without the hardware: no
+	// joint data comes.
+	disconnected bool
+	j            hal.JointSensors
+	bat          hal.Battery
+	bs           msg.BodySensors
+	gc           msg.GameControl
+	logbuf       bytes.Buffer
 }
 
 // must panics on a wiring error (a bug in the test).
@@ -72,10 +75,12 @@ func newRig(t *testing.T, cfg safety.Config) *rig {
 func (r *rig) tick() msg.Safety {
 	r.t.Helper()
 	r.seq++
-	tk := hal.Tick{Seq: r.seq, Time: time.Duration(r.seq) * period, Period: period, Connected: true}
+	tk := hal.Tick{Seq: r.seq, Time: time.Duration(r.seq) * period, Period: period, Connected: !r.disconnected}
 	r.b.BeginTick(tk.Seq, tk.Time)
 	r.tickW.Set(tk)
-	r.jW.Set(r.j)
+	if !r.disconnected {
+		r.jW.Set(r.j)
+	}
 	r.batW.Set(r.bat)
 	r.bsW.Set(r.bs)
 	r.gcW.Set(r.gc)

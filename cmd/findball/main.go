@@ -36,11 +36,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -112,6 +114,72 @@ func (l *listFlag) String() string { return strings.Join(*l, " ") }
 func (l *listFlag) Set(v string) error {
 	*l = append(*l, v)
 	return nil
+}
+
+// flagSet reports whether the flag name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// parseServers parses SimSpark servers, "agent-host:port,trainer-host:port"
+// each, separated by ';' in a value (empty entries are skipped); from says
+// where the values came from, for the errors. Every server needs ports of
+// its own: a port that two entries name (or one names twice) on the same
+// host is refused.
+func parseServers(from string, values []string) ([]simrun.Target, error) {
+	type use struct {
+		server int
+		role   string
+	}
+	used := map[string]use{}
+	var targets []simrun.Target
+	for _, v := range values {
+		for entry := range strings.SplitSeq(v, ";") {
+			if strings.TrimSpace(entry) == "" {
+				continue
+			}
+			n := len(targets) + 1
+			t, err := simrun.ParseTarget(entry)
+			if err != nil {
+				return nil, fmt.Errorf("%s: server %d (%q): %w", from, n, entry, err)
+			}
+			for _, a := range []struct{ role, addr string }{{"agent", t.Agent}, {"trainer", t.Trainer}} {
+				host, port, err := net.SplitHostPort(a.addr)
+				if err != nil {
+					return nil, fmt.Errorf("%s: server %d (%q): %s address: %w", from, n, entry, a.role, err)
+				}
+				if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
+					return nil, fmt.Errorf("%s: server %d (%q): %s port %q is not a port number (1 to 65535)", from, n, entry, a.role, port)
+				}
+				key := net.JoinHostPort(hostKey(host), port)
+				if u, ok := used[key]; ok {
+					return nil, fmt.Errorf("%s: server %d (%q): its %s port %s is server %d's %s port too; every server needs ports of its own",
+						from, n, entry, a.role, a.addr, u.server, u.role)
+				}
+				used[key] = use{n, a.role}
+			}
+			targets = append(targets, t)
+		}
+	}
+	return targets, nil
+}
+
+// hostKey is the host by which parseServers compares ports: every name
+// of this machine's loopback is one.
+func hostKey(host string) string {
+	h := strings.ToLower(host)
+	if h == "" || h == "localhost" {
+		return "loopback"
+	}
+	if ip := net.ParseIP(h); ip != nil {
+		if ip.IsLoopback() {
+			return "loopback"
+		}
+		return ip.String()
+	}
+	return h
 }
 
 // lockedWriter serialises the writes of several loggers to one writer.
@@ -279,8 +347,9 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	shardFlag := fs.String("shard", "", "run shard `i/n` of the campaign (default: JOB_COMPLETION_INDEX with JOB_COMPLETIONS, or SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_COUNT; else all)")
 	// A trial's simulator and robots wait on each other every cycle, so one
 	// trial more than there are cores keeps the cores busy.
-	parallel := fs.Int("parallel", runtime.NumCPU()+1, "trials at once, each on its own embedded simulator")
-	server := fs.String("server", getenv(simrun.EnvVar), "attach to a running SimSpark server, `agent-host:port,trainer-host:port` (default $"+simrun.EnvVar+"; empty: the embedded simulator)")
+	parallel := fs.Int("parallel", runtime.NumCPU()+1, "trials at once, each on its own embedded simulator (with -server: one on each server)")
+	var servers listFlag
+	fs.Var(&servers, "server", "run the trials on running SimSpark servers in sync mode, one trial at a time on each: `agent-host:port,trainer-host:port[;...]`, servers separated by ';' (repeatable; default $"+simrun.EnvVar+", read alike; empty: the embedded simulator)")
 	verbose := fs.Bool("v", false, "log the simulators' and robots' information messages too")
 	stallTicks := fs.Int("stall-ticks", 0, "the most ticks a robot may make without the simulator after it first answered (a stall) in a trial that counts; a trial with more is void, run once more and never stored as a result (default 5; -1 no limit)")
 	if err := fs.Parse(args); err != nil {
@@ -308,13 +377,13 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 	} else if ok {
 		shard = s
 	}
-	var target *simrun.Target
-	if *server != "" {
-		t, err := simrun.ParseTarget(*server)
-		if err != nil {
-			return err
-		}
-		target = &t
+	from, values := "-server", []string(servers)
+	if !flagSet(fs, "server") {
+		from, values = "$"+simrun.EnvVar, []string{getenv(simrun.EnvVar)}
+	}
+	targets, err := parseServers(from, values)
+	if err != nil {
+		return err
 	}
 	// The campaign's and the simulators' loggers write from several
 	// goroutines: one lock for the writer they share.
@@ -329,13 +398,24 @@ func runCampaign(ctx context.Context, args []string, stdout, stderr io.Writer, g
 		return err
 	}
 	defer st.Close()
-	where := "the embedded simulator"
-	if target != nil {
-		where = "the server at " + target.Agent + " (trainer " + target.Trainer + ")"
+	where, par := "the embedded simulator", *parallel
+	if len(targets) > 0 {
+		var names []string
+		for _, t := range targets {
+			names = append(names, t.Agent+","+t.Trainer)
+		}
+		where, par = fmt.Sprintf("%d servers: %s", len(targets), strings.Join(names, "; ")), len(targets)
 	}
-	log.Info("findball", "db", *db, "shard", shard.String(), "parallel", *parallel, "simulator", where)
-	sum, err := findball.Run(ctx, &cfg, st, findball.Options{Shard: shard, Parallel: *parallel, Target: target,
+	log.Info("findball", "db", *db, "shard", shard.String(), "parallel", par, "simulator", where)
+	sum, err := findball.Run(ctx, &cfg, st, findball.Options{Shard: shard, Parallel: *parallel, Targets: targets,
 		StallTicks: *stallTicks, Log: log, SimLog: newLogger(stderr, simLevel)})
+	for _, ss := range sum.Servers {
+		args := []any{"server", ss.Target.Agent + "," + ss.Target.Trainer, "ran", ss.Ran, "voided", ss.Voided}
+		if ss.Err != nil {
+			args = append(args, "left_out", ss.Err)
+		}
+		log.Info("server", args...)
+	}
 	log.Info("run ended", "planned", sum.Planned, "already_stored", sum.Skipped, "ran", sum.Ran, "voided", sum.Voided, "wall", sum.Wall.Round(time.Millisecond))
 	if errors.Is(err, findball.ErrOtherCampaign) {
 		return fmt.Errorf("%w; use -db other.db, or remove %s to start over", err, *db)

@@ -201,7 +201,7 @@ func testStall(t *testing.T, pauses []int, wantVoid, wantStored int) {
 	defer st.Close()
 	var logs bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&lockedBuffer{b: &logs}, nil))
-	sum, err := Run(ctx, &cfg, st, Options{Target: &simrun.Target{Agent: px.Addr(), Trainer: srv.MonitorAddr().String()},
+	sum, err := Run(ctx, &cfg, st, Options{Targets: []simrun.Target{{Agent: px.Addr(), Trainer: srv.MonitorAddr().String()}},
 		ReadTimeout: 200 * time.Millisecond, Log: log})
 	if wantStored == 1 && err != nil || wantStored == 0 && (err == nil || !strings.Contains(err.Error(), "void in both runs")) {
 		t.Fatalf("campaign: %v\n%s", err, logs.String())

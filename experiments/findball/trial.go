@@ -46,8 +46,11 @@ type Result struct {
 	// Samples are the robots' trajectories, every Config.Sample, from the
 	// start to the end of the trial, robot after robot.
 	Samples []Sample
-	// Wall is how long the trial took (not part of the outcome).
-	Wall time.Duration
+	// Wall is how long the trial took, and Server the server it ran on
+	// ("agent-host:port,trainer-host:port"; empty on the embedded
+	// simulator): not part of the outcome, nor stored.
+	Wall   time.Duration
+	Server string
 }
 
 // errNondeterministic marks a trial on the embedded simulator in which a
@@ -64,13 +67,20 @@ var errVoid = errors.New("experiment: the trial is void")
 // voidError is a void trial's error; errors.Is(err, errVoid) holds.
 type voidError struct {
 	trial string
+	// server names the attached server the trial ran on ("" on the
+	// embedded simulator).
+	server string
 	// ticks is the most ticks one robot made without the simulator after
 	// its first message; limit the stall limit it exceeded.
 	ticks, limit int
 }
 
 func (e *voidError) Error() string {
-	return fmt.Sprintf("experiment: trial %s: a robot ticked %d times without the simulator (a stall; more than %d): the trial is void", e.trial, e.ticks, e.limit)
+	where := e.trial
+	if e.server != "" {
+		where += " on server " + e.server
+	}
+	return fmt.Sprintf("experiment: trial %s: a robot ticked %d times without the simulator (a stall; more than %d): the trial is void", where, e.ticks, e.limit)
 }
 
 func (e *voidError) Is(target error) bool { return target == errVoid }
@@ -84,9 +94,8 @@ const ballZ = simserver.BallRadius
 // trialEnv is what every trial of a campaign shares.
 type trialEnv struct {
 	cfg     *Config
-	target  *simrun.Target // nil: the embedded simulator, one per trial
-	log     *slog.Logger   // the campaign's
-	simLog  *slog.Logger   // the simulator's and the robots'
+	log     *slog.Logger // the campaign's
+	simLog  *slog.Logger // the simulator's and the robots'
 	robots  map[string]RobotConfig
 	hashes  map[string]string
 	timeout time.Duration // wall-clock limit of one trial
@@ -101,23 +110,42 @@ type trialEnv struct {
 // cycle is the embedded simulator's step.
 const cycle = 10 * time.Millisecond
 
-// run runs one trial: a fresh simulator (or the attached server), the
-// robots joined at their starts and penalised, the ball placed and the
-// robots unpenalised, until a robot finds the ball or the limit.
-func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
+// run runs one trial: a fresh simulator (target nil) or the attached
+// server target, the robots joined at their starts and penalised, the
+// ball placed and the robots unpenalised, until a robot finds the ball or
+// the limit. On a server the game starts from BeforeKickOff with its
+// clock at 0 (simgate.BeforeKickOff), the robots beam to their starts and
+// the trainer places the ball, so what ran there before does not carry
+// over into the trial.
+func (e *trialEnv) run(ctx context.Context, t Trial, target *simrun.Target) (res Result, err error) {
 	wall := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 	cfg := e.cfg
 	res = Result{Trial: t, ConfigHash: e.hashes[t.Strategy]}
+	// where names the trial in errors, with its server.
+	where := t.ID()
+	if target != nil {
+		res.Server = serverName(*target)
+		where += " on server " + res.Server
+	}
 	base, ok := e.robots[t.Strategy]
 	if !ok {
-		return res, fmt.Errorf("experiment: trial %s: unknown strategy %q", t.ID(), t.Strategy)
+		return res, fmt.Errorf("experiment: trial %s: unknown strategy %q", where, t.Strategy)
+	}
+
+	// stalled returns a stall that waitAll saw (a void trial) as the
+	// trial's voidError, or else err.
+	stalled := func(werr, err error) error {
+		if ve := (*voidError)(nil); errors.As(werr, &ve) {
+			ve.trial, ve.server = t.ID(), res.Server
+			return ve
+		}
+		return err
 	}
 
 	var g *simgate.Gate
 	var srv *simserver.Server
-	target := e.target
 	if target == nil {
 		sc := simserver.DefaultConfig()
 		sc.Seed, sc.Cycle = subSeed(t.Seed, 0), cycle
@@ -127,22 +155,22 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 		sc.Logger = e.simLog.With("sim", "embedded")
 		sg, err := simgate.Start(ctx, sc)
 		if err != nil {
-			return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
+			return res, fmt.Errorf("experiment: trial %s: %w", where, err)
 		}
 		g, srv, target = sg.Gate, sg.Server, &sg.Target
 		defer func() {
 			if serr := sg.Stop(); serr != nil && err == nil {
-				err = fmt.Errorf("experiment: trial %s: %w", t.ID(), serr)
+				err = fmt.Errorf("experiment: trial %s: %w", where, serr)
 			}
 		}()
 	}
 	w, err := simrun.Start(ctx, simrun.Options{Target: target, Log: e.simLog, KeepPlayMode: true}) // set below, in a known cycle
 	if err != nil {
-		return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
+		return res, fmt.Errorf("experiment: trial %s: %w", where, err)
 	}
 	defer func() {
 		if cerr := w.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("experiment: trial %s: %w", t.ID(), cerr)
+			err = fmt.Errorf("experiment: trial %s: %w", where, cerr)
 		}
 	}()
 	tr := w.Trainer()
@@ -150,14 +178,14 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 	// Before kick-off, robots may beam to their starts (a real server
 	// also keeps the ball at the centre then).
 	if err := simgate.BeforeKickOff(ctx, srv, tr); err != nil {
-		return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
+		return res, fmt.Errorf("experiment: trial %s: %w", where, err)
 	}
 
 	bc := cfg.Network
 	bc.Seed = subSeed(t.Seed, 1)
 	bus, err := teamcomm.NewBus(bc)
 	if err != nil {
-		return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
+		return res, fmt.Errorf("experiment: trial %s: %w", where, err)
 	}
 	start := new(atomic.Int64)
 	start.Store(notYet)
@@ -190,10 +218,10 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 				return append(append(robot.Modules(c), robot.TeamModules(c, ep, view, nil, nil)...), pr)
 			}})
 		if err != nil {
-			return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
+			return res, fmt.Errorf("experiment: trial %s: %w", where, err)
 		}
 		if err := e.join(ctx, g, i, pr); err != nil {
-			return res, fmt.Errorf("experiment: trial %s: robot %d: %w", t.ID(), st.Player, err)
+			return res, stalled(err, fmt.Errorf("experiment: trial %s: robot %d: %w", where, st.Player, err))
 		}
 	}
 
@@ -206,14 +234,14 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 		start.Store(int64(t0))
 		g.Hold((t0 - cycle/2).Seconds())
 		if err := g.WaitHeld(ctx); err != nil {
-			return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
+			return res, fmt.Errorf("experiment: trial %s: %w", where, err)
 		}
 		n := g.MonitorHandled()
 		if err := e.placeBall(tr, t.Ball); err != nil {
-			return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
+			return res, fmt.Errorf("experiment: trial %s: %w", where, err)
 		}
 		if err := g.WaitMonitorHandled(ctx, n+2); err != nil {
-			return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
+			return res, fmt.Errorf("experiment: trial %s: %w", where, err)
 		}
 		g.Hold(math.Inf(1))
 	} else {
@@ -224,10 +252,10 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 		t0 = now + cfg.Penalised.D()
 		start.Store(int64(t0))
 		if err := e.waitAll(ctx, probes, poke, func(s probeState) bool { return s.last >= t0-2*cycle }); err != nil {
-			return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
+			return res, stalled(err, fmt.Errorf("experiment: trial %s: %w", where, err))
 		}
 		if err := e.placeBall(tr, t.Ball); err != nil {
-			return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
+			return res, fmt.Errorf("experiment: trial %s: %w", where, err)
 		}
 	}
 	res.Start = t0
@@ -253,7 +281,7 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 		return minLast >= t0+limit
 	})
 	if err != nil {
-		return res, fmt.Errorf("experiment: trial %s: %w", t.ID(), err)
+		return res, stalled(err, fmt.Errorf("experiment: trial %s: %w", where, err))
 	}
 	end := limit
 	if f, who, ok := first(); ok {
@@ -280,10 +308,10 @@ func (e *trialEnv) run(ctx context.Context, t Trial) (res Result, err error) {
 	res.Closest = ClosestApproach(res.Samples)
 	res.Wall = time.Since(wall)
 	if worst > e.stallTicks {
-		return res, &voidError{trial: t.ID(), ticks: worst, limit: e.stallTicks}
+		return res, &voidError{trial: t.ID(), server: res.Server, ticks: worst, limit: e.stallTicks}
 	}
 	if g != nil && idle+before > 0 {
-		return res, fmt.Errorf("experiment: trial %s: %d ticks without the simulator: %w", t.ID(), idle+before, errNondeterministic)
+		return res, fmt.Errorf("experiment: trial %s: %d ticks without the simulator: %w", where, idle+before, errNondeterministic)
 	}
 	if idle > 0 {
 		e.log.Warn("robots ticked without the simulator", "trial", t.ID(), "ticks", idle)
@@ -319,7 +347,11 @@ func (e *trialEnv) join(ctx context.Context, g *simgate.Gate, i int, p *probe) e
 const stallTimeout = 30 * time.Second
 
 // waitAll waits until each probe's state satisfies each (or, if given,
-// done says so of the slowest probe's last tick time).
+// done says so of the slowest probe's last tick time). A robot that made
+// more than the stall limit of ticks without the simulator makes the
+// trial void at once: waitAll returns a *voidError (without the trial's
+// name), so that a server that died or went silent costs no more wall
+// time than the stall.
 func (e *trialEnv) waitAll(ctx context.Context, probes []*probe, poke chan struct{}, each func(probeState) bool, done ...func(minLast time.Duration) bool) error {
 	tk := time.NewTicker(20 * time.Millisecond)
 	defer tk.Stop()
@@ -328,12 +360,17 @@ func (e *trialEnv) waitAll(ctx context.Context, probes []*probe, poke chan struc
 	for {
 		all := true
 		minLast := time.Duration(math.MaxInt64)
+		worst := 0
 		for _, p := range probes {
 			s := p.state()
 			minLast = min(minLast, s.last)
+			worst = max(worst, s.idle)
 			if !each(s) {
 				all = false
 			}
+		}
+		if worst > e.stallTicks {
+			return &voidError{ticks: worst, limit: e.stallTicks}
 		}
 		if all || len(done) > 0 && done[0](minLast) {
 			return nil
@@ -353,8 +390,8 @@ func (e *trialEnv) waitAll(ctx context.Context, probes []*probe, poke chan struc
 }
 
 // newTrialEnv resolves every strategy's robot configuration.
-func newTrialEnv(cfg *Config, target *simrun.Target, log, simLog *slog.Logger, timeout time.Duration) (*trialEnv, error) {
-	e := &trialEnv{cfg: cfg, target: target, log: log, simLog: simLog, timeout: timeout,
+func newTrialEnv(cfg *Config, log, simLog *slog.Logger, timeout time.Duration) (*trialEnv, error) {
+	e := &trialEnv{cfg: cfg, log: log, simLog: simLog, timeout: timeout,
 		robots: map[string]RobotConfig{}, hashes: map[string]string{}}
 	for _, s := range cfg.Strategies {
 		rc, err := cfg.robotConfig(s)

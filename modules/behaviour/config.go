@@ -65,6 +65,15 @@ type WalkConfig struct {
 	// on the obstacle must be off the path before the robot passes on the
 	// other side instead.
 	AvoidHysteresis float64 `json:"avoid_hysteresis"`
+	// KeepClear is how far from a teammate a place to stand (a search
+	// viewpoint) must be: a viewpoint nearer a teammate, or nearer a
+	// teammate's own search target when that teammate is nearer to its
+	// target (or as near, with a lower player number), is moved away to
+	// this distance. 0: viewpoints are not moved.
+	KeepClear float64 `json:"keep_clear"`
+	// Personal: a teammate nearer than this is not walked towards (the
+	// part of the walk towards it is dropped), whatever the path.
+	Personal float64 `json:"personal"`
 	// CameraHeight is the camera's height above the ground, for looking
 	// at the ball.
 	CameraHeight float64 `json:"camera_height"`
@@ -154,7 +163,7 @@ func DefaultConfig() Config {
 		GetUp: true,
 		Walk: WalkConfig{Speed: 0.25, TurnSpeed: 0.8, SideSpeed: 0.05, TurnGain: 1.5,
 			FaceDistance: 0.5, AvoidRadius: 0.5, AvoidObstacles: true, AvoidNear: 0.5,
-			AvoidHysteresis: 0.15, CameraHeight: 0.5},
+			AvoidHysteresis: 0.15, KeepClear: 0.6, Personal: 0.45, CameraHeight: 0.5},
 		Kick: KickConfig{Enabled: true, Behind: 0.22, Reach: hal.Vec2{X: 0.15, Y: 0.22},
 			MaxOffset: 0.025, FootOffset: 0.05, MaxAngle: 0.15, Timeout: config.Duration(4 * time.Second),
 			YieldDistance: 0.4, YieldMargin: 0.3, BlockDistance: 0.8},
@@ -190,6 +199,8 @@ func (c *Config) Rules() config.Rules {
 		"walk.avoid_obstacles":              config.Bool().Doc("", "avoids perception's obstacles (every robot seen lately, opponents too) as well as the teammates' reported positions"),
 		"walk.avoid_near":                   config.Range(0, 10).Doc("m", "nothing is avoided within this distance of the target, so that a ball beside a robot can still be reached"),
 		"walk.avoid_hysteresis":             config.Range(0, 10).Doc("m", "how far to the chosen side an obstacle must be off the path before the robot passes it on the other side"),
+		"walk.keep_clear":                   config.Range(0, 10).Doc("m", "how far from a teammate, or from the search target of a teammate with the better claim (nearer its target, or as near with a lower player number), a search viewpoint must be; a nearer one is moved away (0: not moved)"),
+		"walk.personal":                     config.Range(0, 10).Doc("m", "a teammate nearer than this is not walked towards (0: off)"),
 		"walk.camera_height":                config.Range(0, 10).Doc("m", "the camera's height above the ground, for aiming the head at the ball"),
 		"kick.enabled":                      config.Bool().Doc("", "lets the striker kick; false: it stops behind the ball"),
 		"kick.behind":                       config.Between(0, 10, true, false).Doc("m", "how far behind the ball (away from the target) the robot lines up"),

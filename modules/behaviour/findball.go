@@ -249,7 +249,9 @@ func (f *finder) walk(w *world) bt.Status {
 		f.replanAt = w.now + f.cfg.Sweep.Replan.D()
 	}
 	f.markSearching(w)
-	if w.walkTo(f.target, 0, false, f.cfg.Arrive, msg.HeadRequest{Mode: msg.HeadScan}) {
+	// The viewpoint moved out of the teammates' way (the target published
+	// stays f.target: the claim).
+	if w.walkTo(w.keepClear(f.target), 0, false, f.cfg.Arrive, msg.HeadRequest{Mode: msg.HeadScan}) {
 		return bt.Success
 	}
 	if w.now-f.phaseStart > f.cfg.WalkTimeout.D() {

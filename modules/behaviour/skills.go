@@ -36,6 +36,7 @@ func (w *world) walkTo(target hal.Vec2, heading float64, useHeading bool, tol fl
 		rel = w.avoid(rel, d)
 	}
 	w.walkRel(rel, herr, useHeading, d < tol, head)
+	w.giveWay()
 	return false
 }
 
@@ -139,7 +140,7 @@ func (w *world) avoidPoints() []hal.Vec2 {
 		if !mt.Msg.PoseValid || w.now-mt.Received > w.cfg.Team.MateAge.D() {
 			continue
 		}
-		w.avoidPts[n] = w.pose.Pose.Local(mt.Msg.Pose.Pos())
+		w.avoidPts[n] = w.pose.Pose.Local(w.matePos(mt))
 		n++
 	}
 	if w.cfg.Walk.AvoidObstacles {
@@ -382,4 +383,139 @@ func (k *kick) step(w *world) bt.Status {
 	w.req = msg.MotionRequest{Kind: msg.MotionKick, Kick: msg.KickRequest{Foot: k.foot},
 		Head: lookAt(w.ballRel, w.cfg.Walk.CameraHeight)}
 	return bt.Running
+}
+
+// keepClear returns target, a place to stand (not the ball), moved out of
+// the teammates' way: it keeps Walk.KeepClear from every teammate's
+// reported position, and from the search target of every searching
+// teammate with the better claim to it (nearer its target than this robot
+// is to target, or as near, within 0.1 m, with a lower player number).
+// A target too near one such point is moved away from it, along the line
+// from it to the target (from it to the robot when they coincide); when
+// that is too near another, the nearest clear point on rings around the
+// target (every 0.15 m, 16 directions, out to 2 m) is taken.
+func (w *world) keepClear(target hal.Vec2) hal.Vec2 {
+	k := w.cfg.Walk.KeepClear
+	if k <= 0 || !w.pose.Valid {
+		return target
+	}
+	me := w.here()
+	mine := target.Dist(me)
+	spots := w.clearPts[:0]
+	for i := range min(w.mates.N, msg.MaxTeammates) {
+		mt := &w.mates.Mates[i]
+		if !mt.Msg.PoseValid || mt.Msg.Penalised || w.now-mt.Received > w.cfg.Team.MateAge.D() {
+			continue
+		}
+		spots = append(spots, w.matePos(mt))
+		if mt.Msg.Searching && mt.Msg.TargetValid {
+			theirs := mt.Msg.Target.Dist(mt.Msg.Pose.Pos())
+			if theirs < mine-0.1 || math.Abs(theirs-mine) <= 0.1 && int(mt.Msg.Player) < w.cfg.Player {
+				spots = append(spots, mt.Msg.Target)
+			}
+		}
+	}
+	if clearOf(target, spots, k) {
+		return target
+	}
+	best, bestD := target, math.Inf(1)
+	for _, p := range spots {
+		if c := awayFrom(target, p, me, k); target.Dist(p) < k && clearOf(c, spots, k*(1-1e-9)) && c.Dist(target) < bestD {
+			best, bestD = c, c.Dist(target)
+		}
+	}
+	if !math.IsInf(bestD, 1) {
+		return best
+	}
+	for r := 0.15; r <= 2; r += 0.15 {
+		for a := range 16 {
+			s, c := math.Sincos(float64(a) * math.Pi / 8)
+			p := target.Add(hal.Vec2{X: r * c, Y: r * s})
+			if clearOf(p, spots, k) && (math.IsInf(bestD, 1) || p.Dist(me) < best.Dist(me)) {
+				best, bestD = p, r
+			}
+		}
+		if !math.IsInf(bestD, 1) {
+			return best
+		}
+	}
+	return target
+}
+
+// matePos returns where teammate mt is likely to be now: its reported
+// position, moved on towards its search target (when it searches) at the
+// walk speed for the message's age, no farther than the target. Team
+// messages come at most once a second, and a teammate walks a quarter
+// of a metre in that time.
+func (w *world) matePos(mt *msg.Teammate) hal.Vec2 {
+	p := mt.Msg.Pose.Pos()
+	if !mt.Msg.Searching || !mt.Msg.TargetValid {
+		return p
+	}
+	d := mt.Msg.Target.Sub(p)
+	n := d.Len()
+	step := min(n, w.cfg.Walk.Speed*max(w.now-mt.Received, 0).Seconds())
+	if n < 1e-6 || step <= 0 {
+		return p
+	}
+	return p.Add(d.Scale(step / n))
+}
+
+// clearOf reports whether p is at least k from every point of pts.
+func clearOf(p hal.Vec2, pts []hal.Vec2, k float64) bool {
+	for _, q := range pts {
+		if p.Dist(q) < k {
+			return false
+		}
+	}
+	return true
+}
+
+// awayFrom returns the point at distance k from p in the direction of
+// target (of from, when target is on p; +x when both are).
+func awayFrom(target, p, from hal.Vec2, k float64) hal.Vec2 {
+	d := target.Sub(p)
+	if d.Len() < 1e-3 {
+		d = from.Sub(p)
+	}
+	if d.Len() < 1e-3 {
+		d = hal.Vec2{X: 1}
+	}
+	return p.Add(d.Scale(k / d.Len()))
+}
+
+// giveWay drops from the walk request the part towards any teammate
+// nearer than Walk.Personal (where it is likely to be, matePos), and,
+// while the robot searches (no ball to contest), towards any robot
+// perception has seen that near, so that two robots do not walk into
+// each other whatever their paths.
+func (w *world) giveWay() {
+	r := w.cfg.Walk.Personal
+	if r <= 0 || !w.pose.Valid || w.req.Kind != msg.MotionWalk {
+		return
+	}
+	v := hal.Vec2{X: float64(w.req.Walk.Forward), Y: float64(w.req.Walk.Left)}
+	away := func(m hal.Vec2) {
+		d := m.Len()
+		if d >= r || d < 1e-6 {
+			return
+		}
+		u := m.Scale(1 / d)
+		if toward := v.Dot(u); toward > 0 {
+			v = v.Sub(u.Scale(toward))
+		}
+	}
+	for i := range min(w.mates.N, msg.MaxTeammates) {
+		mt := &w.mates.Mates[i]
+		if !mt.Msg.PoseValid || mt.Msg.Penalised || w.now-mt.Received > w.cfg.Team.MateAge.D() {
+			continue
+		}
+		away(w.pose.Pose.Local(w.matePos(mt)))
+	}
+	if w.searching && w.cfg.Walk.AvoidObstacles {
+		for i := range min(max(w.obstacles.N, 0), msg.MaxObstacles) {
+			away(w.obstacles.Obs[i].Pos)
+		}
+	}
+	w.req.Walk.Forward, w.req.Walk.Left = hal.MetresPerSec(v.X), hal.MetresPerSec(v.Y)
 }

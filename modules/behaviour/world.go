@@ -38,7 +38,9 @@ type world struct {
 	// the side the robot passes its blocker on (+1 left, −1 right, 0 none)
 	// with that blocker's field position and when it was chosen, for the
 	// hysteresis.
-	avoidPts  [msg.MaxTeammates + msg.MaxObstacles]hal.Vec2
+	avoidPts [msg.MaxTeammates + msg.MaxObstacles]hal.Vec2
+	// clearPts: the points a place to stand keeps clear of (keepClear).
+	clearPts  [2 * msg.MaxTeammates]hal.Vec2
 	avoidSide float64
 	avoidAt   hal.Vec2
 	avoidTime time.Duration

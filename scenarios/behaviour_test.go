@@ -444,13 +444,15 @@ func TestRoleAllocation(t *testing.T) {
 	if bad > 0 {
 		t.Errorf("%d of %d ticks without exactly one striker, first at %v", bad, ticks, badAt)
 	}
-	minutes := run.Minutes()
+	// At most twice in any minute: a run shorter than a minute (the
+	// short form's 30 s) lies within one, so it allows two switches.
+	minutes := max(run.Minutes(), 1)
 	for _, p := range tr.probes {
 		p.mu.Lock()
 		st, falls := p.state, p.falls
 		p.mu.Unlock()
 		per := float64(st.Switches) / minutes
-		t.Logf("robot: %d role switches in %.0f minutes (%.2f per minute), now %v; %d falls", st.Switches, minutes, per, st.Role, falls)
+		t.Logf("robot: %d role switches in %v (%.2f per minute), now %v; %d falls", st.Switches, run, per, st.Role, falls)
 		if per > 2 {
 			t.Errorf("%.2f role switches per minute", per)
 		}
@@ -516,11 +518,14 @@ func TestGameStateInTheSim(t *testing.T) {
 		return sum
 	}
 	settle := func() { r.WaitFor(ctx, 2*time.Second, func() bool { return false }) }
-	// Each phase's length; under the race detector half of it (at
-	// least 2 s): the same robot, GameController source and play modes,
-	// with the robot walking about 0.5 (m + rad) per second when it may.
+	// Each phase's length; under the race detector on the embedded
+	// simulator half of it (at least 2 s): the same robot, GameController
+	// source and play modes, with the robot walking about 0.5 (m + rad)
+	// per second when it may. On a real server (ROBOTD_SIMSPARK) the
+	// robot starts slower (0.58 in the first 7.5 s of PlayOn, once), so
+	// every phase keeps its full length there.
 	phase := func(d time.Duration) time.Duration {
-		if racetest.Enabled {
+		if racetest.Enabled && w.Embedded() != nil {
 			return max(d/2, 2*time.Second)
 		}
 		return d

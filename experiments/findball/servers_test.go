@@ -1,14 +1,15 @@
 package findball
 
 import (
+	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"io"
 	"net"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,13 +59,15 @@ func (s *servedSim) Close(t *testing.T) {
 }
 
 // dyingProxy stands in front of a server's two ports and dies as a server
-// process would: after its first agent connection has relayed after
-// frames from the server (mid-trial), it closes both ports and every
+// process would: once a trainer has placed the ball through it (play
+// starts) and its first agent connection has relayed after more frames
+// from the server (mid-trial), it closes both ports and every
 // connection, and refuses connections from then on.
 type dyingProxy struct {
 	agent, trainer net.Listener
 	to             simrun.Target
 	after          int
+	placed         atomic.Bool // a trainer sent a ball placement
 
 	wg    sync.WaitGroup
 	mu    sync.Mutex
@@ -119,7 +122,15 @@ func (p *dyingProxy) accept(ln net.Listener, to string, agent bool) {
 		}
 		p.mu.Unlock()
 		p.wg.Go(func() {
-			io.Copy(s, c)
+			if agent {
+				io.Copy(s, c)
+			} else {
+				relayFrames(s, c, func(int) bool { return true }, func(cmd []byte) {
+					if bytes.HasPrefix(cmd, []byte("(ball")) {
+						p.placed.Store(true)
+					}
+				})
+			}
 			s.Close()
 			c.Close()
 		})
@@ -136,31 +147,19 @@ func (p *dyingProxy) accept(ln net.Listener, to string, agent bool) {
 }
 
 // relay copies SimSpark frames from the server s to the robot c and
-// kills the proxy after p.after of them.
+// kills the proxy after p.after of them from the ball's placement on.
 func (p *dyingProxy) relay(c, s net.Conn) {
-	var hdr [4]byte
-	buf := make([]byte, 0, 4096)
-	for frames := 0; ; frames++ {
-		if frames == p.after {
+	played := 0
+	relayFrames(c, s, func(int) bool {
+		if p.placed.Load() {
+			played++
+		}
+		if played > p.after {
 			p.kill()
-			return
+			return false
 		}
-		if _, err := io.ReadFull(s, hdr[:]); err != nil {
-			return
-		}
-		n := binary.BigEndian.Uint32(hdr[:])
-		if n > 1<<20 {
-			return
-		}
-		buf = append(buf[:0], hdr[:]...)
-		buf = append(buf, make([]byte, n)...)
-		if _, err := io.ReadFull(s, buf[4:]); err != nil {
-			return
-		}
-		if _, err := c.Write(buf); err != nil {
-			return
-		}
-	}
+		return true
+	}, nil)
 }
 
 // kill closes the ports and every connection.
@@ -293,14 +292,14 @@ func TestCampaignOnServers(t *testing.T) {
 			targets := []simrun.Target{a.target(), b.target()}
 			var px *dyingProxy
 			if tc.dies {
-				// Its first robot's handshake and about 1 s of play
-				// (10 ms cycles), well before the end of the trial.
+				// Half a second of play after the ball's placement (10 ms
+				// cycles), before the robot can find it (about 1.4 s).
 				// In front of a server of its own: a worker runs on a
 				// and on b meanwhile, and two trials on one server at once
 				// would meet in its scene.
 				c := serveSim(t)
 				defer c.Close(t)
-				px = newDyingProxy(t, c.target(), 100)
+				px = newDyingProxy(t, c.target(), 50)
 				defer px.Close()
 				targets = append(targets, px.target())
 			}

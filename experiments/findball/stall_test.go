@@ -3,7 +3,6 @@ package findball
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +20,7 @@ import (
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/internal/leaktest"
 	"github.com/robotd/robotd/msg"
+	"github.com/robotd/robotd/proto/simspark"
 	"github.com/robotd/robotd/simrun"
 	"github.com/robotd/robotd/simserver"
 )
@@ -93,31 +93,38 @@ func (p *pauseProxy) accept() {
 // relay copies SimSpark frames (a 4-byte big-endian length, then the
 // message) from the server s to the robot c, pausing once if pause.
 func (p *pauseProxy) relay(c, s net.Conn, pause bool) {
-	var hdr [4]byte
-	buf := make([]byte, 0, 4096)
-	for frames := 0; ; frames++ {
-		if pause && frames == p.pauseAfter {
-			p.mu.Lock()
-			p.paused++
-			p.mu.Unlock()
-			select {
-			case <-time.After(p.pauseFor):
-			case <-p.done:
-				return
-			}
+	relayFrames(c, s, func(frames int) bool {
+		if !pause || frames != p.pauseAfter {
+			return true
 		}
-		if _, err := io.ReadFull(s, hdr[:]); err != nil {
+		p.mu.Lock()
+		p.paused++
+		p.mu.Unlock()
+		select {
+		case <-time.After(p.pauseFor):
+			return true
+		case <-p.done:
+			return false
+		}
+	}, nil)
+}
+
+// relayFrames copies SimSpark frames (proto/simspark's framing) from s
+// to c until either side fails or before, called with the number of
+// frames relayed so far, returns false; seen, if not nil, is shown each
+// frame's payload before it goes on.
+func relayFrames(c, s net.Conn, before func(frames int) bool, seen func(payload []byte)) {
+	fr := simspark.NewFrameReader(s, 1<<20)
+	var buf []byte
+	for frames := 0; before(frames); frames++ {
+		payload, err := fr.Next()
+		if err != nil {
 			return
 		}
-		n := binary.BigEndian.Uint32(hdr[:])
-		if n > 1<<20 {
-			return
+		if seen != nil {
+			seen(payload)
 		}
-		buf = append(buf[:0], hdr[:]...)
-		buf = append(buf, make([]byte, n)...)
-		if _, err := io.ReadFull(s, buf[4:]); err != nil {
-			return
-		}
+		buf = simspark.AppendFrame(buf[:0], payload)
 		if _, err := c.Write(buf); err != nil {
 			return
 		}

@@ -18,6 +18,7 @@ const (
 	BallRadius    = 0.05
 	BallMass      = 0.042
 	freeKickDist  = 0.75
+	agentRadius   = 0.4 // AgentRadius
 	halfLength    = FieldLength / 2
 	halfWidth     = FieldWidth / 2
 	// wallX and wallY bound where the ball can roll (the fork's border walls).

@@ -115,7 +115,9 @@ type World struct {
 	ball   ball
 	game   game
 	teams  [3]string // by side
-	eff    simspark.Effectors
+	// spawn is where each side's next agent goes at init (spawnNext).
+	spawn [3]struct{ X, Y float64 }
+	eff   simspark.Effectors
 	// sayers are the agents that said something in the last step.
 	sayers []*Agent
 	// phys is the ODE scene in PhysicsODE mode, else nil.
@@ -135,6 +137,8 @@ func NewWorld(cfg Config) (*World, error) {
 		sayers: make([]*Agent, 0, 16),
 	}
 	w.ball.p = geom.Vec3{X: cfg.BallStart[0], Y: cfg.BallStart[1], Z: BallRadius}
+	w.spawn[teamLeft].X, w.spawn[teamLeft].Y = -halfLength+2*agentRadius, halfWidth-2*agentRadius
+	w.spawn[teamRight].X, w.spawn[teamRight].Y = halfLength-2*agentRadius, halfWidth-2*agentRadius
 	w.game.init()
 	if cfg.Physics == PhysicsODE {
 		p, err := newPhysics(cfg.PhysicsThreads)
@@ -434,6 +438,33 @@ func (w *World) initAgent(a *Agent, r *actions) {
 		w.game.changed |= changedTeams
 	}
 	a.team, a.unum, a.gsFull = side, unum, true
+	x, y := w.spawnNext(side)
+	heading := 0.0 // the opponent goal (RequestInitOrientation)
+	if side == teamRight {
+		heading = math.Pi
+	}
+	// In PhysicsODE mode the body is made at the first beam, as before
+	// init: the kinematic robot stands at the slot meanwhile (what mypos
+	// and the monitor report), the ODE scene has no body there.
+	a.r.place(x, y, heading, true)
+}
+
+// spawnNext returns where init puts side's next agent and moves the side's
+// spawn slot on, as rcssserver3d does (GameStateAspect::RequestInitPosition,
+// plugin/soccer/gamestateaspect/gamestateaspect.cpp): each slot 3r below
+// the last, a new column 2r towards +x (for both sides) once below the
+// field's edge, r = AgentRadius; the slots are never reused in a server's
+// life. From the 70th agent of the left side (the 25th of the right) on,
+// slots lie inside the right side wall (x 7.0–8.0, soccer.rsg).
+func (w *World) spawnNext(side int) (x, y float64) {
+	s := &w.spawn[side]
+	x, y = s.X, s.Y
+	s.Y -= 3 * agentRadius
+	if s.Y < -halfWidth {
+		s.Y = halfWidth - 2*agentRadius
+		s.X += 2 * agentRadius
+	}
+	return x, y
 }
 
 // Step advances the world by one cycle.

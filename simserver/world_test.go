@@ -499,3 +499,53 @@ func TestFloatingBeforeInit(t *testing.T) {
 		t.Errorf("a robot without a team is seen as a player")
 	}
 }
+
+// TestSpawnSlots: init puts each side's n-th agent where rcssserver3d's
+// GameStateAspect::RequestInitPosition does (measured on the UNSW fork:
+// agents 8, 9 and 10 of the left side at (-2.9, -1.4), (-2.9, -2.6) and
+// (-2.1, 2.2); agents 70–74 at x 7.5, on the right side wall, agent 75 at
+// (8.3, 2.2)), facing the opponent goal; slots are not reused after a
+// disconnect. An agent that beams with its init is never at its slot.
+func TestSpawnSlots(t *testing.T) {
+	s := newSim(t, nil)
+	want := map[int][2]float64{0: {-3.7, 2.2}, 4: {-3.7, -2.6}, 8: {-2.9, -1.4}, 9: {-2.9, -2.6}, 10: {-2.1, 2.2}, 70: {7.5, 2.2}, 74: {7.5, -2.6}, 75: {8.3, 2.2}}
+	init := func(team string) *Agent {
+		a := s.w.AddAgent()
+		if err := s.w.Act(a, []byte("(init (unum 2)(teamname "+team+"))")); err != nil {
+			t.Fatal(err)
+		}
+		s.w.Step() // a message is realised in the cycle after it came
+		s.w.Step()
+		return a
+	}
+	check := func(side string, n int, a *Agent, w [2]float64, heading float64) {
+		t.Helper()
+		if x, y, _, h := a.Pose(); math.Abs(x-w[0]) > 1e-9 || math.Abs(y-w[1]) > 1e-9 || math.Abs(math.Abs(h)-heading) > 1e-6 {
+			t.Errorf("%s agent %d at (%.2f, %.2f) facing %.0f°, want (%.1f, %.1f) facing %.0f°", side, n, x, y, h, w[0], w[1], heading)
+		}
+	}
+	// The first team to init gets the left side; both first agents stay
+	// (a side whose agents all left is free for the next team).
+	check("left", 0, init("L"), want[0], 0)
+	check("right", 0, init("R"), [2]float64{3.7, 2.2}, 180)
+	for n := 1; n <= 75; n++ {
+		a := init("L")
+		if w, ok := want[n]; ok {
+			check("left", n, a, w, 0)
+		}
+		s.w.RemoveAgent(a)
+	}
+	b := s.w.AddAgent()
+	if err := s.w.Act(b, []byte("(init (unum 3)(teamname L))(beam -2 3 0)")); err != nil {
+		t.Fatal(err)
+	}
+	for k := range 2 {
+		s.w.Step()
+		if x, y, _, _ := b.Pose(); x > 8 && x < 9.5 {
+			t.Errorf("an agent beamed with its init is at its spawn slot (%.2f, %.2f) in cycle %d", x, y, k+1)
+		}
+	}
+	if x, y, _, _ := b.Pose(); math.Abs(x+2) > 1e-9 || math.Abs(y-3) > 1e-9 {
+		t.Errorf("an agent beamed with its init is at (%.2f, %.2f), want (-2, 3)", x, y)
+	}
+}

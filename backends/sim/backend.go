@@ -37,13 +37,30 @@ const maxSimStep = time.Second
 var replyFormat = simspark.Format{Decimals: 4}
 
 // phase is where a connection is in the handshake. The scene goes out on
-// connecting; init answers the first message and beam the second, as the
-// recorded client did (connect.txt).
+// connecting; init and beam answer the first message, in one frame, and
+// beam again the second.
+//
+// Beam with init, because rcssserver3d realises the init effector before
+// the beam effector within a cycle (StaticMeshInitEffector precedes
+// BeamEffector in rsg/agent/nao/nao_hetero.rsg), so a robot that beams
+// with its init never stands where init puts it. Init puts a side's n-th
+// agent at the side's n-th spawn slot (GameStateAspect::RequestInitPosition,
+// plugin/soccer/gamestateaspect/gamestateaspect.cpp): x = -FieldLength/2 +
+// 2r(1 + ⌊n/5⌋) for the left side, r = AgentRadius, so on the SPL field
+// (9 m, r 0.4) the slots of a server's left agents 70–74 lie on the right
+// side wall (a 1 m box at x 7.5, rsg/agent/nao/soccer.rsg). Measured on the
+// UNSW fork: a robot beamed a cycle or more after its init there lies on
+// the field after the beam; one beamed with its init stands.
+//
+// Beam again a cycle later, because on the same fork robots that beamed
+// only with their init and then sent joint commands lay at their starts
+// in every find-ball trial (6 falls per trial in 4 of 4); with the second
+// beam, as with init and beam a cycle apart, they stood (0 in 4 of 4).
 type phase uint8
 
 const (
-	phaseInit phase = iota // init is due with the next reply
-	phaseBeam              // beam is due with the next reply
+	phaseInit phase = iota // init and beam are due with the next reply
+	phaseBeam              // beam (again) is due with the next reply
 	phaseRun               // joint commands
 )
 
@@ -515,7 +532,7 @@ func (b *Backend) idleTick(now time.Time) hal.Tick {
 }
 
 // Commit implements hal.Device: it answers the current message with init
-// or beam during the handshake and then with the joint velocities that
+// and beam, then beam, during the handshake and then with the joint velocities that
 // steer every joint to its target, all in one frame ending with (syn) in
 // sync mode. It sends nothing on a disconnected tick.
 func (b *Backend) Commit(context.Context) error {
@@ -524,15 +541,15 @@ func (b *Backend) Commit(context.Context) error {
 	}
 	b.eff.Reset()
 	switch b.phase {
-	case phaseInit:
-		b.eff.HasUnum, b.eff.Unum = true, b.cfg.Player
-		b.eff.HasTeam, b.eff.Team = true, b.eff.Intern(b.cfg.Team)
-		b.eff.AddItem(simspark.EffInit)
-		b.phase = phaseBeam
-	case phaseBeam:
+	case phaseInit, phaseBeam:
+		if b.phase == phaseInit {
+			b.eff.HasUnum, b.eff.Unum = true, b.cfg.Player
+			b.eff.HasTeam, b.eff.Team = true, b.eff.Intern(b.cfg.Team)
+			b.eff.AddItem(simspark.EffInit)
+		}
 		b.eff.Beam = [3]float64{b.cfg.Beam.X, b.cfg.Beam.Y, b.cfg.Beam.Deg}
 		b.eff.AddItem(simspark.EffBeam)
-		b.phase = phaseRun
+		b.phase++
 	default:
 		b.a.AppendJointVelocities(&b.eff)
 	}

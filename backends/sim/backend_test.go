@@ -246,14 +246,16 @@ func (s *stepper) until(what string, timeout time.Duration, cond func(hal.Tick) 
 func connected(tk hal.Tick) bool    { return tk.Connected }
 func disconnected(tk hal.Tick) bool { return !tk.Connected }
 
-// checkHandshake checks that a connection's first frames were scene, init
-// and beam, and that a joint reply followed, with (syn) on all of them in
-// sync mode and on none otherwise.
+// checkHandshake checks that a connection's first frames were the scene,
+// init with beam in one frame (the robot never stands at its spawn slot)
+// and beam again, and that a joint reply followed, with (syn) on all of
+// them in sync mode and on none otherwise.
 func checkHandshake(t *testing.T, got []string, sync bool) {
 	t.Helper()
-	want := []string{"(scene rsg/agent/nao/nao.rsg)", "(init (unum 3)(teamname T))", "(beam -1.5000 0.5000 90.0000)"}
+	beam := "(beam -1.5000 0.5000 90.0000)"
+	want := []string{"(scene rsg/agent/nao/nao.rsg)", "(init (unum 3)(teamname T))" + beam, beam}
 	if len(got) < 4 {
-		t.Fatalf("server got %q, want scene, init, beam and joint commands", got)
+		t.Fatalf("server got %q, want scene, init with beam, beam, and joint commands", got)
 	}
 	for i, w := range want {
 		if sync {

@@ -13,6 +13,9 @@ type Dimensions struct {
 	Length, Width hal.Metres
 	// GoalWidth is between the centres of the two posts.
 	GoalWidth hal.Metres
+	// GoalDepth is from the goal line to the back of the goal, PostWidth
+	// the posts' thickness.
+	GoalDepth, PostWidth hal.Metres
 	// PenaltyAreaLength is along x, PenaltyAreaWidth along y.
 	PenaltyAreaLength, PenaltyAreaWidth hal.Metres
 	CentreCircleRadius                  hal.Metres
@@ -27,7 +30,7 @@ type Dimensions struct {
 // as measured in internal/traces/testdata).
 func SPL() Dimensions {
 	return Dimensions{
-		Length: 9, Width: 6, GoalWidth: 1.6,
+		Length: 9, Width: 6, GoalWidth: 1.6, GoalDepth: 0.5, PostWidth: 0.1,
 		PenaltyAreaLength: 0.6, PenaltyAreaWidth: 2.2,
 		CentreCircleRadius: 0.75, PenaltyMarkDistance: 1.3,
 		Border: 0.7, BallRadius: 0.05,
@@ -88,4 +91,32 @@ func (d Dimensions) CentreCircle() hal.Vec2 { return hal.Vec2{} }
 func (d Dimensions) Inside(p hal.Vec2) bool {
 	x, y := float64(d.Length)/2+float64(d.Border), float64(d.Width)/2+float64(d.Border)
 	return p.X >= -x && p.X <= x && p.Y >= -y && p.Y <= y
+}
+
+// Rect is an axis-aligned rectangle on the field.
+type Rect struct{ Min, Max hal.Vec2 }
+
+// Contains reports whether p lies in r (its edges included).
+func (r Rect) Contains(p hal.Vec2) bool {
+	return p.X >= r.Min.X && p.X <= r.Max.X && p.Y >= r.Min.Y && p.Y <= r.Max.Y
+}
+
+// Grow returns r widened by m on every side.
+func (r Rect) Grow(m float64) Rect {
+	return Rect{Min: hal.Vec2{X: r.Min.X - m, Y: r.Min.Y - m}, Max: hal.Vec2{X: r.Max.X + m, Y: r.Max.Y + m}}
+}
+
+// Goals returns the ground the two goals stand on, own goal first: from
+// the goal line back by GoalDepth, out to the posts' outer sides. A robot
+// cannot stand there: a real goal's posts and net are solid, and so are
+// the SimSpark SPL fork's posts and the leaning back of its net
+// (rsg/agent/nao/goal.rsg; a robot beamed into a post there is thrown
+// over, one beamed against the back is thrown up).
+func (d Dimensions) Goals() [2]Rect {
+	x, y := float64(d.Length)/2, float64(d.GoalWidth+d.PostWidth)/2
+	depth := float64(d.GoalDepth)
+	return [2]Rect{
+		{Min: hal.Vec2{X: -x - depth, Y: -y}, Max: hal.Vec2{X: -x, Y: y}},
+		{Min: hal.Vec2{X: x, Y: -y}, Max: hal.Vec2{X: x + depth, Y: y}},
+	}
 }

@@ -74,6 +74,11 @@ type WalkConfig struct {
 	// Personal: a teammate nearer than this is not walked towards (the
 	// part of the walk towards it is dropped), whatever the path.
 	Personal float64 `json:"personal"`
+	// GoalClearance: a walk target nearer than this to a goal's footprint
+	// (its posts and net, field.Dimensions.Goals) is moved out to this
+	// distance, and a way round the ball through a goal is not taken.
+	// 0: goals are walked into.
+	GoalClearance float64 `json:"goal_clearance"`
 	// CameraHeight is the camera's height above the ground, for looking
 	// at the ball.
 	CameraHeight float64 `json:"camera_height"`
@@ -163,7 +168,7 @@ func DefaultConfig() Config {
 		GetUp: true,
 		Walk: WalkConfig{Speed: 0.25, TurnSpeed: 0.8, SideSpeed: 0.05, TurnGain: 1.5,
 			FaceDistance: 0.5, AvoidRadius: 0.5, AvoidObstacles: true, AvoidNear: 0.5,
-			AvoidHysteresis: 0.15, KeepClear: 0.6, Personal: 0.45, CameraHeight: 0.5},
+			AvoidHysteresis: 0.15, KeepClear: 0.6, Personal: 0.45, GoalClearance: 0.25, CameraHeight: 0.5},
 		Kick: KickConfig{Enabled: true, Behind: 0.22, Reach: hal.Vec2{X: 0.15, Y: 0.22},
 			MaxOffset: 0.025, FootOffset: 0.05, MaxAngle: 0.15, Timeout: config.Duration(4 * time.Second),
 			YieldDistance: 0.4, YieldMargin: 0.3, BlockDistance: 0.8},
@@ -201,6 +206,7 @@ func (c *Config) Rules() config.Rules {
 		"walk.avoid_hysteresis":             config.Range(0, 10).Doc("m", "how far to the chosen side an obstacle must be off the path before the robot passes it on the other side"),
 		"walk.keep_clear":                   config.Range(0, 10).Doc("m", "how far from a teammate, or from the search target of a teammate with the better claim (nearer its target, or as near with a lower player number), a search viewpoint must be; a nearer one is moved away (0: not moved)"),
 		"walk.personal":                     config.Range(0, 10).Doc("m", "a teammate nearer than this is not walked towards (0: off)"),
+		"walk.goal_clearance":               config.Range(0, 2).Doc("m", "a walk target nearer than this to a goal's posts and net is moved out, and no way round the ball goes through a goal (0: off)"),
 		"walk.camera_height":                config.Range(0, 10).Doc("m", "the camera's height above the ground, for aiming the head at the ball"),
 		"kick.enabled":                      config.Bool().Doc("", "lets the striker kick; false: it stops behind the ball"),
 		"kick.behind":                       config.Between(0, 10, true, false).Doc("m", "how far behind the ball (away from the target) the robot lines up"),

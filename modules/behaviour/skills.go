@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/robotd/robotd/field"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/modules/behaviour/bt"
 	"github.com/robotd/robotd/msg"
@@ -22,7 +23,7 @@ func (w *world) walkTo(target hal.Vec2, heading float64, useHeading bool, tol fl
 		w.stand(msg.HeadRequest{Mode: msg.HeadScan})
 		return false
 	}
-	rel := w.pose.Pose.Local(target)
+	rel := w.pose.Pose.Local(w.outOfGoals(target))
 	d := rel.Len()
 	herr := 0.0
 	if useHeading {
@@ -267,13 +268,7 @@ func (w *world) approach() bt.Status {
 	lat := toMe.Dot(perp)
 	switch {
 	case front > -0.05 && dBall < 0.8:
-		// Wrong side: go round, on the side the robot is on.
-		side := 1.0
-		if lat < 0 {
-			side = -1
-		}
-		wp := w.ballField.Add(perp.Scale(side * 0.45).Add(u.Scale(-0.15)))
-		w.walkTo(wp, dir, false, 0.1, head)
+		w.walkTo(w.roundBall(u, lat), dir, false, 0.1, head)
 	case me.Sub(behind).Len() > 0.35 || !w.ballOwn:
 		w.walkTo(behind, dir, me.Sub(behind).Len() < w.cfg.Walk.FaceDistance, 0.05, head)
 	default:
@@ -294,6 +289,75 @@ func (w *world) approach() bt.Status {
 		}}
 	}
 	return bt.Running
+}
+
+// roundBall returns the waypoint for going round the ball to its side
+// away from the kick's direction u: beside it on the side the robot is on
+// (lat, its offset across u), or on the other side when the robot's side
+// goes through a goal and the other does not.
+func (w *world) roundBall(u hal.Vec2, lat float64) hal.Vec2 {
+	side := 1.0
+	if lat < 0 {
+		side = -1
+	}
+	at := func(side float64) hal.Vec2 { return w.ballField.Add(u.Perp().Scale(side * 0.45).Add(u.Scale(-0.15))) }
+	wp := at(side)
+	if alt := at(-side); w.inGoal(wp) && !w.inGoal(alt) {
+		return alt
+	}
+	return wp
+}
+
+// inGoal reports whether p lies within GoalClearance of a goal's
+// footprint (field.Dimensions.Goals).
+func (w *world) inGoal(p hal.Vec2) bool {
+	m := w.cfg.Walk.GoalClearance
+	if m <= 0 {
+		return false
+	}
+	for _, g := range field.SPL().Goals() {
+		if g.Grow(m).Contains(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// outOfGoals returns target, or, when it lies within GoalClearance of a
+// goal's footprint, the nearest point on the edge of that clearance: a
+// robot cannot stand in a goal (its net and posts are solid), and one
+// that tries falls over them.
+func (w *world) outOfGoals(target hal.Vec2) hal.Vec2 {
+	m := w.cfg.Walk.GoalClearance
+	if m <= 0 {
+		return target
+	}
+	for _, g := range field.SPL().Goals() {
+		r := g.Grow(m)
+		if !r.Contains(target) {
+			continue
+		}
+		// The nearest of the four edges.
+		out := [4]float64{target.X - r.Min.X, r.Max.X - target.X, target.Y - r.Min.Y, r.Max.Y - target.Y}
+		k := 0
+		for i := 1; i < 4; i++ {
+			if out[i] < out[k] {
+				k = i
+			}
+		}
+		switch k {
+		case 0:
+			target.X = r.Min.X
+		case 1:
+			target.X = r.Max.X
+		case 2:
+			target.Y = r.Min.Y
+		default:
+			target.Y = r.Max.Y
+		}
+		return target
+	}
+	return target
 }
 
 // yieldHysteresis widens YieldDistance while the striker yields, so that

@@ -30,7 +30,8 @@ const (
 	Foot       Surface = 1 // a robot's foot (its contacts feed FRP)
 	Field      Surface = 2 // the field plane
 	BallClass  Surface = 3 // the ball
-	numSurface         = 4
+	Static     Surface = 4 // a fixed box: a wall, a goal post, a goal's back
+	numSurface         = 5
 )
 
 // Handler is one contact handler's surface (SimSpark's
@@ -90,6 +91,8 @@ type Params struct {
 	Threads int
 	// Handlers by Surface class.
 	Handlers [numSurface]Handler
+	// Statics are fixed boxes (surface Static).
+	Statics []StaticBox
 	// The ball.
 	BallRadius, BallMass           float64
 	BallLinDrag, BallAngDrag       float64
@@ -97,6 +100,60 @@ type Params struct {
 }
 
 func f32(v float64) float64 { return float64(float32(v)) }
+
+// StaticBox is a fixed box: its sides, centre and row-major rotation.
+type StaticBox struct {
+	Name string
+	Size [3]float64
+	Pos  [3]float64
+	Rot  [9]float64
+}
+
+// forkStatics are the fixed colliders of the UNSW fork's SPL scene, all
+// solid: a BoxCollider without a handler of its own gets SimSpark's
+// default ContactJointHandler (spark/lib/oxygen/physicsserver/collider.cpp,
+// Collider::PrePhysicsUpdateInternal). The side walls (nao/soccer.rsg:
+// 1 m boxes BorderLength = 0.333·FieldLength beyond the goal lines and
+// 0.75·FieldWidth beyond the touch lines), and per goal (nao/goal.rsg,
+// its centre GoalDepth/2 behind the goal line) two posts (GoalDepth ×
+// 0.04 × GoalHeight, 0.02 outside GoalWidth/2) and the back of the net (a
+// 0.04 × GoalWidth × GoalHeight bar 0.05 m behind the goal's centre,
+// leaning 30° about y). The goal's own box collider is a RecorderHandler's
+// (goal detection) and not solid.
+func forkStatics() []StaticBox {
+	const (
+		length, width    = 9.0, 6.0
+		goalW, goalD     = 1.6, 0.5
+		goalH, bar       = 0.8, 0.04
+		borderL, borderW = 0.333 * length, 0.75 * width
+		side             = 1.0
+	)
+	id := [9]float64{1, 0, 0, 0, 1, 0, 0, 0, 1}
+	sideLen, sideWid := side+length+2*borderL, side+width+2*borderW
+	st := []StaticBox{
+		{"left wall", [3]float64{side, sideWid, side}, [3]float64{-(length/2 + borderL), 0, 0}, id},
+		{"right wall", [3]float64{side, sideWid, side}, [3]float64{length/2 + borderL, 0, 0}, id},
+		{"back wall", [3]float64{sideLen, side, side}, [3]float64{0, width/2 + borderW, 0}, id},
+		{"front wall", [3]float64{sideLen, side, side}, [3]float64{0, -(width/2 + borderW), 0}, id},
+	}
+	// Rotation by 30° about y (setLocalRotation 0 30 0), and that turned
+	// by 180° about z for the right goal.
+	s, c := math.Sincos(30 * math.Pi / 180)
+	lean := [9]float64{c, 0, s, 0, 1, 0, -s, 0, c}
+	leanR := [9]float64{-c, 0, -s, 0, -1, 0, -s, 0, c}
+	for _, g := range []struct {
+		name string
+		x    float64 // the goal's centre
+		dir  float64 // +1: the left goal, its back towards −x
+		rot  [9]float64
+	}{{"left", -(length/2 + goalD/2), 1, lean}, {"right", length/2 + goalD/2, -1, leanR}} {
+		for _, y := range []float64{-(goalW/2 + bar/2), goalW/2 + bar/2} {
+			st = append(st, StaticBox{g.name + " goal post", [3]float64{goalD, bar, goalH}, [3]float64{g.x, y, goalH / 2}, id})
+		}
+		st = append(st, StaticBox{g.name + " goal back", [3]float64{bar, goalW, goalH}, [3]float64{g.x - g.dir*0.2*goalD/2, 0, goalH / 2}, g.rot})
+	}
+	return st
+}
 
 // SimSpark returns the scene of rcssserver3d's UNSW fork (b1464ef2):
 // spark/spark/spark.rb (gravity, CFM, auto-disable, surface layer),
@@ -119,7 +176,12 @@ func SimSpark() Params {
 			BallClass: {Mu: math.Inf(1), SoftERP: f32(0.5), SoftCFM: f32(0.05), Slip: f32(4),
 				Bounce: f32(0.8), BounceVel: f32(0.8),
 				HasSoftERP: true, HasSoftCFM: true, HasSlip: true, HasBounce: true},
+			// The default ContactJointHandler (odecontactjointhandler.cpp,
+			// Initialize): bounce only; its slip values are set, its flag
+			// is not.
+			Static: {Mu: math.Inf(1), Bounce: f32(0.8), BounceVel: f32(2), HasBounce: true},
 		},
+		Statics:    forkStatics(),
 		BallRadius: f32(0.05), BallMass: f32(0.042),
 		BallLinDrag: f32(0.018), BallAngDrag: f32(0.00004),
 		BallDecelFactor: f32(1.5), BallDecelBase: f32(3),

@@ -47,6 +47,7 @@ struct ps_scene {
 	dBodyID ball;
 	dGeomID ball_geom;
 	ginfo ball_gi;
+	ginfo static_gi; // every fixed box's (ps_add_static)
 	robot **robots; // each robot stays where it is: its geoms point into it
 	int nrobots, cap;
 	dJointFeedback fb[PS_MAX_FB]; // one per contact joint touching a foot
@@ -141,7 +142,19 @@ ps_scene *ps_new(const ps_params *p) {
 	dGeomSetBody(s->ball_geom, s->ball);
 	s->ball_gi = (ginfo){-1, PS_SURF_BALL, -1};
 	dGeomSetData(s->ball_geom, &s->ball_gi);
+	s->static_gi = (ginfo){-1, PS_SURF_STATIC, -1};
 	return s;
+}
+
+static void to_ode(const double rot[9], dMatrix3 R);
+
+void ps_add_static(ps_scene *s, const double size[3], const double pos[3], const double rot[9]) {
+	dGeomID g = dCreateBox(s->root, size[0], size[1], size[2]);
+	dGeomSetPosition(g, pos[0], pos[1], pos[2]);
+	dMatrix3 R;
+	to_ode(rot, R);
+	dGeomSetRotation(g, R);
+	dGeomSetData(g, &s->static_gi);
 }
 
 static void robot_destroy(robot *r) {
@@ -402,6 +415,9 @@ static void near_cb(void *data, dGeomID o1, dGeomID o2) {
 		return;
 	}
 	dBodyID b1 = dGeomGetBody(o1), b2 = dGeomGetBody(o2);
+	if (!b1 && !b2) {
+		return; // fixed against fixed (the plane and a wall)
+	}
 	if (b1 && b2 && dAreConnectedExcluding(b1, b2, dJointTypeContact)) {
 		return;
 	}

@@ -90,6 +90,17 @@ func New(p Params) (*Scene, error) {
 	if c == nil {
 		return nil, fmt.Errorf("ode: creating the scene: out of memory (the scene or its threading implementation)")
 	}
+	for _, b := range p.Statics {
+		var size, pos [3]C.double
+		var rot [9]C.double
+		for k := range 3 {
+			size[k], pos[k] = C.double(b.Size[k]), C.double(b.Pos[k])
+		}
+		for k := range 9 {
+			rot[k] = C.double(b.Rot[k])
+		}
+		C.ps_add_static(c, &size[0], &pos[0], &rot[0])
+	}
 	return &Scene{c: c, out: make([]float64, 6)}, nil
 }
 

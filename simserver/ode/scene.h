@@ -8,7 +8,7 @@
 #define PS_SCENE_H
 
 // Surface classes (contact handlers).
-enum { PS_SURF_NONE = -1, PS_SURF_PART = 0, PS_SURF_FOOT = 1, PS_SURF_FIELD = 2, PS_SURF_BALL = 3, PS_NSURF = 4 };
+enum { PS_SURF_NONE = -1, PS_SURF_PART = 0, PS_SURF_FOOT = 1, PS_SURF_FIELD = 2, PS_SURF_BALL = 3, PS_SURF_STATIC = 4, PS_NSURF = 5 };
 
 // Shapes.
 enum { PS_SHAPE_BOX = 0, PS_SHAPE_SPHERE = 1, PS_SHAPE_CAPSULE = 2 };
@@ -78,6 +78,10 @@ void ps_remove_robot(ps_scene *s, int id);
 // >= 0; velocities are zeroed and the bodies woken.
 void ps_place(ps_scene *s, int id, const double pos[3], const double rot[9], double clear);
 void ps_set_ball(ps_scene *s, const double pos[3], const double vel[3]);
+// ps_add_static adds a fixed box (no body) with the given sides, centre and
+// row-major rotation; it collides with robots and the ball as surface
+// PS_SURF_STATIC.
+void ps_add_static(ps_scene *s, const double size[3], const double pos[3], const double rot[9]);
 // ps_step runs one cycle: vel holds njoints motor velocities per robot slot
 // in slot order (NaN: keep the last); out receives stride doubles per slot,
 // then 6 for the ball (position, velocity).

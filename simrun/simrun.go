@@ -168,8 +168,17 @@ func Start(ctx context.Context, opt Options) (*World, error) {
 	// the clock stops, the robots stand in SET) and the game at 600 s
 	// (GameOver, to which every later PlayOn returns a cycle on); (time 0)
 	// starts it again, so that every run has at least 300 s of play.
+	//
+	// The server takes the command in a cycle of its own, and a robot
+	// that inits before then, in another play mode, cannot beam: it stays
+	// at its spawn slot (off the field on a server that has had 70 or
+	// more agents). So Start returns once the monitor reports the mode.
 	if w.embedded == nil && !opt.KeepPlayMode {
-		if err := tr.PlayModeFromZero("BeforeKickOff"); err != nil {
+		err := tr.PlayModeFromZero("BeforeKickOff")
+		if err == nil {
+			err = tr.WaitPlayMode(ctx, "BeforeKickOff", 10*time.Second)
+		}
+		if err != nil {
 			w.Close()
 			return nil, err
 		}

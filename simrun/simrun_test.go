@@ -3,6 +3,7 @@ package simrun
 import (
 	"context"
 	"math"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -207,5 +208,36 @@ func TestTrainerPlacesBallAndLaysDown(t *testing.T) {
 	if _, err := r.WaitFor(ctx, 3*time.Second, func() bool { b, _ := r.Body(); return b.Fall == msg.FallenFront }); err != nil {
 		b, _ := r.Body()
 		t.Fatalf("not lying on its front after the commanded fall: %+v", b)
+	}
+}
+
+// TestWaitPlayMode: WaitPlayMode returns once the monitor reports the
+// play mode set, and fails, naming the mode there is, when it does not
+// come.
+func TestWaitPlayMode(t *testing.T) {
+	defer leaktest.Check(t)()
+	ctx := context.Background()
+	w, err := Start(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := w.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	if _, err := w.AddRobot(RobotConfig{Team: "robotd", Player: 1, Beam: sim.Beam{X: -2, Y: -1}}); err != nil {
+		t.Fatal(err)
+	}
+	tr := w.Trainer()
+	if err := tr.PlayMode("PlayOn"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.WaitPlayMode(ctx, "PlayOn", 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	err = tr.WaitPlayMode(ctx, "GameOver", 300*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), `"PlayOn"`) {
+		t.Errorf("waiting for a play mode never set: %v, want an error naming PlayOn", err)
 	}
 }

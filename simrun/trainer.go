@@ -119,6 +119,30 @@ func (t *Trainer) WaitUpdate(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
+// WaitPlayMode waits until the monitor reports the play mode name, at
+// most timeout (wall time).
+func (t *Trainer) WaitPlayMode(ctx context.Context, name string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		have := t.State().PlayModeName
+		if have == name {
+			return nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return fmt.Errorf("simrun: play mode still %q after %v, want %q", have, timeout, name)
+		}
+		if err := t.WaitUpdate(ctx, left); err != nil {
+			t.mu.Lock()
+			broken := t.err != nil
+			t.mu.Unlock()
+			if broken || ctx.Err() != nil {
+				return fmt.Errorf("simrun: waiting for play mode %q: %w", name, err)
+			}
+		}
+	}
+}
+
 func (t *Trainer) read() {
 	defer close(t.done)
 	fr := simspark.NewFrameReader(t.conn, 4<<20)

@@ -115,13 +115,21 @@ func Trainer(ctx context.Context, srv *simserver.Server, tr *simrun.Trainer, sen
 // BeforeKickOff puts the world in BeforeKickOff, in which robots may beam
 // to their starts, through Trainer; on a server (srv nil) with its game
 // clock at 0, whose rules end the first half at 300 s of it.
+//
+// On a server it returns once the monitor reports BeforeKickOff: a robot
+// that inits before the server took the command, in another play mode,
+// cannot beam and stays at its spawn slot (simrun.Start does the same).
 func BeforeKickOff(ctx context.Context, srv *simserver.Server, tr *simrun.Trainer) error {
-	return Trainer(ctx, srv, tr, func() error {
+	err := Trainer(ctx, srv, tr, func() error {
 		if srv == nil {
 			return tr.PlayModeFromZero("BeforeKickOff")
 		}
 		return tr.PlayMode("BeforeKickOff")
 	})
+	if err == nil && srv == nil {
+		err = tr.WaitPlayMode(ctx, "BeforeKickOff", 10*time.Second)
+	}
+	return err
 }
 
 // Join waits until agent i (in accept order) is in the world. The robots

@@ -204,6 +204,13 @@ func TestTrainerPlacesBallAndLaysDown(t *testing.T) {
 	if at := time.Duration(down.at.Load()); at < layAt || at > layAt+time.Second {
 		t.Errorf("robot 2 was first seen down %v after it connected; its fall was planned at %v", at, layAt)
 	}
+	// The commanded fall tips a standing robot: in PlayOn robot 1 walks
+	// to the ball, and a fall begun mid-step can end on a side. In
+	// BeforeKickOff it stops and stands.
+	if err := w.Trainer().PlayMode("BeforeKickOff"); err != nil {
+		t.Fatal(err)
+	}
+	r.WaitFor(ctx, 1500*time.Millisecond, func() bool { return false })
 	r.LayDown(true)
 	if _, err := r.WaitFor(ctx, 3*time.Second, func() bool { b, _ := r.Body(); return b.Fall == msg.FallenFront }); err != nil {
 		b, _ := r.Body()

@@ -45,6 +45,21 @@ func (d *firstDown) Tick(t hal.Tick) error {
 	return nil
 }
 
+// startWorld starts a world for a test (the embedded simulator, or
+// ROBOTD_SIMSPARK's server); stop closes it, reporting a failure to.
+func startWorld(ctx context.Context, t *testing.T) (*World, func()) {
+	t.Helper()
+	w, err := Start(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, func() {
+		if err := w.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 func TestParseTarget(t *testing.T) {
 	cases := []struct {
 		in      string
@@ -83,15 +98,8 @@ func TestTargetFromEnvRejectsGarbage(t *testing.T) {
 func TestRobotStandsAtBeam(t *testing.T) {
 	defer leaktest.Check(t)()
 	ctx := context.Background()
-	w, err := Start(ctx, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := w.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
+	w, stop := startWorld(ctx, t)
+	defer stop()
 	beam := sim.Beam{X: -1.5, Y: 0.5, Deg: 30}
 	r, err := w.AddRobot(RobotConfig{Team: "robotd", Player: 2, Beam: beam})
 	if err != nil {
@@ -158,15 +166,8 @@ func TestRobotStandsAtBeam(t *testing.T) {
 func TestTrainerPlacesBallAndLaysDown(t *testing.T) {
 	defer leaktest.Check(t)()
 	ctx := context.Background()
-	w, err := Start(ctx, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := w.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
+	w, stop := startWorld(ctx, t)
+	defer stop()
 	r, err := w.AddRobot(RobotConfig{Team: "robotd", Player: 1, Beam: sim.Beam{X: -2, Y: -1, Deg: 0}})
 	if err != nil {
 		t.Fatal(err)
@@ -227,15 +228,8 @@ func TestTrainerPlacesBallAndLaysDown(t *testing.T) {
 func TestWaitPlayMode(t *testing.T) {
 	defer leaktest.Check(t)()
 	ctx := context.Background()
-	w, err := Start(ctx, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := w.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
+	w, stop := startWorld(ctx, t)
+	defer stop()
 	if _, err := w.AddRobot(RobotConfig{Team: "robotd", Player: 1, Beam: sim.Beam{X: -2, Y: -1}}); err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +240,7 @@ func TestWaitPlayMode(t *testing.T) {
 	if err := tr.WaitPlayMode(ctx, "PlayOn", 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	err = tr.WaitPlayMode(ctx, "GameOver", 300*time.Millisecond)
+	err := tr.WaitPlayMode(ctx, "GameOver", 300*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), `"PlayOn"`) {
 		t.Errorf("waiting for a play mode never set: %v, want an error naming PlayOn", err)
 	}

@@ -61,15 +61,8 @@ func TestRobotStandsAfterSeventyAgents(t *testing.T) {
 	defer leaktest.Check(t)()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	w, err := Start(ctx, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := w.Close(); err != nil {
-			t.Error(err)
-		}
-	}()
+	w, stop := startWorld(ctx, t)
+	defer stop()
 	// One robot first, so that the side is robotd's for the whole test
 	// (a side whose agents all left is free for the next team).
 	first, err := w.AddRobot(RobotConfig{Team: "robotd", Player: 5, Beam: sim.Beam{X: -4, Y: -2.5}})

@@ -454,8 +454,9 @@ func (w *World) initAgent(a *Agent, r *actions) {
 // plugin/soccer/gamestateaspect/gamestateaspect.cpp): each slot 3r below
 // the last, a new column 2r towards +x (for both sides) once below the
 // field's edge, r = AgentRadius; the slots are never reused in a server's
-// life. From the 70th agent of the left side (the 25th of the right) on,
-// slots lie inside the right side wall (x 7.0–8.0, soccer.rsg).
+// life. The left side's agents 70–74 (the right side's 25–29) get slots
+// inside the right side wall (x 7.0–8.0, soccer.rsg); later ones lie
+// beyond it.
 func (w *World) spawnNext(side int) (x, y float64) {
 	s := &w.spawn[side]
 	x, y = s.X, s.Y

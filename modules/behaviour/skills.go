@@ -309,19 +309,8 @@ func (w *world) roundBall(u hal.Vec2, lat float64) hal.Vec2 {
 }
 
 // inGoal reports whether p lies within GoalClearance of a goal's
-// footprint (field.Dimensions.Goals).
-func (w *world) inGoal(p hal.Vec2) bool {
-	m := w.cfg.Walk.GoalClearance
-	if m <= 0 {
-		return false
-	}
-	for _, g := range field.SPL().Goals() {
-		if g.Grow(m).Contains(p) {
-			return true
-		}
-	}
-	return false
-}
+// footprint (field.Dimensions.Goals): outOfGoals would move it.
+func (w *world) inGoal(p hal.Vec2) bool { return w.outOfGoals(p) != p }
 
 // outOfGoals returns target, or, when it lies within GoalClearance of a
 // goal's footprint, the nearest point on the edge of that clearance: a

@@ -68,6 +68,7 @@ func NewAdapter(cfg Config) *Adapter {
 		vis:     newVisionAdapter(cfg.Vision, cfg.Team, cfg.Player),
 	}
 	a.filter.Tau = cfg.AngleFilterTau.D().Seconds()
+	a.filter.Settle = cfg.AngleFilterSettle.D().Seconds()
 	a.joints.Present = hal.SimSparkJoints
 	a.game.LeftSide = true
 	a.Reset()

@@ -251,12 +251,34 @@ func (c *Controller) InFlight(j simspark.JointID) float64 { return c.inForce[j] 
 // impacts). Working on the up vector instead of on two angles keeps it
 // right through a fall, where integrating roll and pitch rates separately
 // breaks down.
+//
+// It starts from a settled accelerometer: readings near 1 g whose
+// directions stay within settleAngle of their mean for Settle seconds;
+// "up" is then their mean direction. One reading near 1 g is not enough:
+// a robot that rcssserver3d has just created and beamed lands and
+// bounces, and its accelerometer can read 1 g sideways for a cycle (the
+// UNSW fork, measured: (11.4, 0, −0.9) m/s², 30 ms after the beam, under
+// a robot that stood), which taken as "up" says the robot lies on its
+// back until the correction (about Tau) undoes it.
 type AngleFilter struct {
 	// Tau is the accelerometer's correction time constant in seconds.
-	Tau  float64
-	up   geom.Vec3
-	init bool
+	Tau float64
+	// Settle is how long the accelerometer must read a steady 1 g before
+	// the filter starts from it, in seconds (0: from its first reading
+	// near 1 g).
+	Settle float64
+	up     geom.Vec3
+	init   bool
+	// While not init: the sum of the steady readings' directions and how
+	// long they have lasted.
+	sum    geom.Vec3
+	steady float64
 }
+
+// settleAngle is how far (rad) the accelerometer's direction may stray
+// from the mean of a settling window: about 11°, above the sway of a robot
+// that stands, sits or walks, far below a bounce.
+const settleAngle = 0.2
 
 // Update advances the filter by dt seconds with one IMU reading (NAO frame)
 // and returns the body angles.
@@ -264,10 +286,10 @@ type AngleFilter struct {
 // A reading with a value that is not finite, or a step that would leave
 // the estimate so, is ignored: the estimate stays as it was.
 func (f *AngleFilter) Update(imu hal.IMU, dt float64) hal.BodyAngles {
-	prev, prevInit := f.up, f.init
+	prev, prevInit, prevSum, prevSteady := f.up, f.init, f.sum, f.steady
 	f.update(imu, dt)
-	if !f.up.Finite() {
-		f.up, f.init = prev, prevInit
+	if !f.up.Finite() || !f.sum.Finite() || math.IsNaN(f.steady) {
+		f.up, f.init, f.sum, f.steady = prev, prevInit, prevSum, prevSteady
 	}
 	return f.Angles()
 }
@@ -278,9 +300,19 @@ func (f *AngleFilter) update(imu hal.IMU, dt float64) {
 	accOK := math.Abs(n-float64(hal.Gravity)) < 0.3*float64(hal.Gravity)
 	switch {
 	case !f.init && !accOK:
-		return
+		f.sum, f.steady = geom.Vec3{}, 0
 	case !f.init:
-		f.up, f.init = a.Scale(1/n), true
+		u := a.Scale(1 / n)
+		if f.steady > 0 {
+			if m := f.sum.Unit(); m.Dot(u) < math.Cos(settleAngle) {
+				f.sum, f.steady = geom.Vec3{}, 0
+			}
+		}
+		f.sum = f.sum.Add(u)
+		if f.steady += dt; f.steady >= f.Settle {
+			f.up, f.init = f.sum.Unit(), true
+			f.sum, f.steady = geom.Vec3{}, 0
+		}
 	default:
 		w := imu.Gyro
 		if wn := math.Sqrt(w.X*w.X + w.Y*w.Y + w.Z*w.Z); wn > 0 {
@@ -313,5 +345,6 @@ func (f *AngleFilter) Angles() hal.BodyAngles {
 	}
 }
 
-// Reset restarts the filter from the next plausible accelerometer reading.
-func (f *AngleFilter) Reset() { f.up, f.init = geom.Vec3{}, false }
+// Reset restarts the filter: it starts again from the next settled
+// accelerometer readings.
+func (f *AngleFilter) Reset() { f.up, f.init, f.sum, f.steady = geom.Vec3{}, false, geom.Vec3{}, 0 }

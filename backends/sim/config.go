@@ -52,6 +52,10 @@ type Config struct {
 	// accelerometer corrects the gyro-integrated tilt with this time
 	// constant (weight dt/(tau+dt) per cycle).
 	AngleFilterTau config.Duration `json:"angle_filter_tau"`
+	// AngleFilterSettle is how long the accelerometer must read a steady
+	// 1 g before the filter starts from it on a new connection (see
+	// AngleFilter); 0 starts from the first reading near 1 g.
+	AngleFilterSettle config.Duration `json:"angle_filter_settle"`
 	// Vision configures the vision adapter and the derived sonars.
 	Vision VisionConfig `json:"vision"`
 }
@@ -110,7 +114,8 @@ func DefaultConfig() Config {
 			BackoffMin:       config.Duration(50 * time.Millisecond),
 			BackoffMax:       config.Duration(5 * time.Second),
 		},
-		AngleFilterTau: config.Duration(500 * time.Millisecond),
+		AngleFilterTau:    config.Duration(500 * time.Millisecond),
+		AngleFilterSettle: config.Duration(100 * time.Millisecond),
 		Vision: VisionConfig{
 			FOVDeg: 60.9, ReliableBallDistance: 2.5,
 			SonarMin: 0.2, SonarMax: 0.8, SonarConeDeg: 60,
@@ -144,6 +149,7 @@ func (c Config) ownRules() config.Rules {
 		"beam.deg":                         config.Range(-360, 360).Doc("°", "the start heading, in the team's own field frame"),
 		"sync":                             config.Bool().Doc("", "ends every reply with (syn), for a server in sync mode (SPARK_FAST_TIME=true)"),
 		"angle_filter_tau":                 config.Durations(0, time.Minute).Doc("", "the time constant with which the accelerometer corrects the gyro-integrated tilt"),
+		"angle_filter_settle":              config.Durations(0, 2*time.Second).Doc("", "how long the accelerometer must read a steady 1 g before the tilt estimate starts from it on a new connection (a robot landing after its beam bounces)"),
 		"vision.source":                    config.OneOf("server", "rendered").Doc("", "where vision comes from: the server's detected observations, or camera images rendered from the scene for robotd's own vision"),
 		"vision.fov_deg":                   config.Range(1, 180).Doc("°", "the camera's horizontal field of view: server observations outside it are dropped (the server sees 120°)"),
 		"vision.reliable_ball_distance":    config.Range(0, 100).Doc("m", "drops server ball observations farther than this from the feet"),
@@ -185,6 +191,9 @@ func (c Config) Validate() error {
 	}
 	if c.AngleFilterTau.D() <= 0 {
 		bad("angle_filter_tau %v must be positive", c.AngleFilterTau.D())
+	}
+	if d := c.AngleFilterSettle.D(); d < 0 || d > 2*time.Second {
+		bad("angle_filter_settle %v is outside [0, 2s]", d)
 	}
 	v := c.Vision
 	if !(v.FOVDeg > 0 && v.FOVDeg <= 120) {

@@ -198,10 +198,6 @@ type sample struct {
 	joints hal.JointSensors
 }
 
-// minStandingHead is the lowest head height (the server's mypos z) of a
-// standing robot: 0.54 m standing straight, about 0.5 m in robotd's stand.
-const minStandingHead = 0.45
-
 // script is the scripted behaviour and the probe in one module: it asks
 // for request(time since connected) and records every tick.
 type script struct {
@@ -324,7 +320,7 @@ func (ss *session) placeMate(ctx context.Context, mate sim.Beam) error {
 	}
 	there := func() bool {
 		gt, _ := ss.mate.Truth()
-		return gt.Valid && math.Hypot(float64(gt.Pose.X)-mate.X, float64(gt.Pose.Y)-mate.Y) < 0.05 && gt.HeadHeight > minStandingHead
+		return gt.Valid && math.Hypot(float64(gt.Pose.X)-mate.X, float64(gt.Pose.Y)-mate.Y) < 0.05 && gt.HeadHeight > simrun.StandingHead
 	}
 	if _, err := ss.mate.WaitFor(ctx, 2*time.Second, there); err != nil {
 		gt, _ := ss.mate.Truth()
@@ -632,7 +628,7 @@ func mateAfter(samples []sample, from time.Duration) mateOutcome {
 			at, first = s.gt.Pose, false
 		}
 		m.lowest = min(m.lowest, float64(s.gt.HeadHeight))
-		if !m.fell && float64(s.gt.HeadHeight) < minStandingHead {
+		if !m.fell && float64(s.gt.HeadHeight) < simrun.StandingHead {
 			m.fell, m.fellAt = true, s.t
 		}
 		m.pushed = max(m.pushed, math.Hypot(float64(s.gt.Pose.X-at.X), float64(s.gt.Pose.Y-at.Y)))
@@ -709,7 +705,7 @@ func getUp(ctx context.Context, o *options) error {
 				help = help || s.motion.NeedsHelp
 				// Up by the server's ground truth too: the head (mypos z)
 				// at a standing robot's height.
-				standing := s.body.Fall == msg.Upright && s.gt.Valid && s.gt.HeadHeight > minStandingHead
+				standing := s.body.Fall == msg.Upright && s.gt.Valid && s.gt.HeadHeight > simrun.StandingHead
 				// A robot that falls onto a standing one may stay leaning
 				// on it, never lying: it is judged from the moment the
 				// commanded fall is over as one that lay.

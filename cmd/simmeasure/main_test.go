@@ -212,7 +212,7 @@ func TestMatePlacedOnServer(t *testing.T) {
 	}{{"measured robot", me, getUpBeam}, {"standing robot", mate, mb}} {
 		p := c.s.gt.Pose
 		t.Logf("%s at (%.3f, %.3f) facing %.1f°, head %.2f m", c.who, p.X, p.Y, float64(p.Heading)*180/math.Pi, c.s.gt.HeadHeight)
-		if !c.s.gt.Valid || math.Hypot(float64(p.X)-c.want.X, float64(p.Y)-c.want.Y) > 0.05 || c.s.gt.HeadHeight < minStandingHead {
+		if !c.s.gt.Valid || math.Hypot(float64(p.X)-c.want.X, float64(p.Y)-c.want.Y) > 0.05 || c.s.gt.HeadHeight < simrun.StandingHead {
 			t.Errorf("%s at (%.3f, %.3f), head %.2f m (valid %v); want standing at (%.3f, %.3f)", c.who, p.X, p.Y, c.s.gt.HeadHeight, c.s.gt.Valid, c.want.X, c.want.Y)
 		}
 		if d := math.Remainder(float64(p.Heading)*180/math.Pi-c.want.Deg, 360); math.Abs(d) > 5 {

@@ -11,6 +11,7 @@ import (
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/proto/gamecontroller"
+	"github.com/robotd/robotd/simrun"
 )
 
 // notYet marks a trial start that is not known yet.
@@ -75,14 +76,15 @@ type Sample struct {
 	X, Y, Heading float64
 	// Seen: the robot saw the ball since the previous sample.
 	Seen bool
-	// Fallen: the robot lay on the ground.
+	// Fallen: the robot lay on the ground, by the simulator's ground
+	// truth (simrun.Posture).
 	Fallen bool
 }
 
 // probe runs in a robot's tick and records, from the trial's start on,
 // whether and when the robot found the ball (it sees it and is within
-// the found distance of it, by the simulator's ground truth), its falls,
-// and its trajectory. It also counts ticks without the simulator.
+// the found distance of it, by the simulator's ground truth), its falls
+// (by the ground truth's head height: simrun.Posture), and its trajectory. It also counts ticks without the simulator.
 type probe struct {
 	player int
 	found  float64
@@ -112,7 +114,8 @@ type probe struct {
 	hasFound   bool
 	foundAt    time.Duration
 	falls      []time.Duration // when falls began (since the start)
-	fallen     bool
+	posture    simrun.Posture  // by the ground truth, from the first message on
+	fallen     bool            // lying at the previous tick since the start
 	seen       bool
 	next       time.Duration
 	samples    []Sample
@@ -183,10 +186,13 @@ func (p *probe) Tick(t hal.Tick) error {
 		return nil
 	}
 	p.connected = true
+	if gtOK {
+		p.posture.Update(float64(p.g.HeadHeight))
+	}
 	if t.Time < start {
 		return nil
 	}
-	fallen := p.bs.Fall != msg.Upright
+	fallen := p.posture.Lying()
 	if fallen && !p.fallen {
 		p.falls = append(p.falls, t.Time-start)
 	}

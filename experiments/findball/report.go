@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/robotd/robotd/modules/behaviour"
+	"github.com/robotd/robotd/simrun"
 )
 
 // ThesisRow is one position of the thesis' simulated results: found (of
@@ -149,7 +150,7 @@ const contactDistance = 0.3
 // trajectory samples: the minimum over a trial, then its minimum and
 // median over the trials).
 func writeKeepingClear(w io.Writer, cfg *Config, results []Result) {
-	fmt.Fprintf(w, "## Keeping clear\n\nFalls: the robots' falls per trial (mean, max) and the trials with a fall. Closest approach: the least distance between two robots' ground positions in a trial (the simulator's ground truth, sampled every %v), its minimum and median over the trials, and the trials in which two robots came within %.1f m.\n\n", cfg.Sample.D(), contactDistance)
+	fmt.Fprintf(w, "## Keeping clear\n\nFalls: the robots' falls per trial (mean, max) and the trials with a fall, by the simulator's ground truth (a fall begins when a robot's head goes lower than %.2f m and ends when it is %.2f m high again). Closest approach: the least distance between two robots' ground positions in a trial (the simulator's ground truth, sampled every %v), its minimum and median over the trials, and the trials in which two robots came within %.1f m.\n\n", simrun.LyingHead, simrun.StandingHead, cfg.Sample.D(), contactDistance)
 	fmt.Fprintf(w, "| Strategy | trials | falls per trial | max falls | trials with a fall | closest approach min (m) | median (m) | within %.1f m |\n|---|---:|---:|---:|---:|---:|---:|---:|\n", contactDistance)
 	for _, s := range cfg.Strategies {
 		n, falls, most, fell, touch := 0, 0, 0, 0, 0

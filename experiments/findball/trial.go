@@ -32,7 +32,8 @@ type Result struct {
 	Found  bool
 	Time   time.Duration
 	Finder int
-	// Falls counts the robots' falls during the trial.
+	// Falls counts the robots' falls during the trial, by the simulator's
+	// ground truth (simrun.Posture).
 	Falls int
 	// Closest is the closest approach of two robots during the trial (m,
 	// by the simulator's ground truth in the samples; ClosestApproach),

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/robotd/robotd/blackboard"
+	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/proto/gamecontroller"
 )
@@ -663,5 +664,62 @@ func TestProbeTeamPlay(t *testing.T) {
 	}
 	if idle != 2270*ms {
 		t.Errorf("idle %v, want 2.27s", idle)
+	}
+}
+
+// TestProbeFalls: the probe counts falls by the simulator's ground truth
+// (the head's height), from the trial's start on: a robot lying at the
+// start is one fall, a get-up's sway is not another, and robotd's own
+// fall state does not count.
+func TestProbeFalls(t *testing.T) {
+	start := new(atomic.Int64)
+	start.Store(int64(time.Second))
+	p := newProbe(2, 0.3, 500*time.Millisecond, start, nil)
+	b := blackboard.New()
+	gtW, err := blackboard.Write(b, "test", msg.GroundTruthKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodyW, err := blackboard.Write(b, "test", msg.BodyStateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blackboard.Write(b, "test", msg.BallKey); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Wire(b); err != nil {
+		t.Fatal(err)
+	}
+	ms := time.Millisecond
+	for i, tk := range []struct {
+		at   time.Duration
+		head float64
+		own  msg.Fall // robotd's own estimate
+	}{
+		{500 * ms, 0.1, msg.FallenBack},    // lying before the start
+		{1000 * ms, 0.1, msg.FallenBack},   // the start: one fall
+		{1500 * ms, 0.35, msg.Upright},     // getting up
+		{2000 * ms, 0.25, msg.Upright},     // sways back: the same fall
+		{2500 * ms, 0.52, msg.Upright},     // up
+		{3000 * ms, 0.47, msg.FallenFront}, // leaning on a robot: robotd says fallen, it is not
+		{3500 * ms, 0.52, msg.Upright},
+		{4000 * ms, 0.08, msg.FallenFront}, // the second fall
+	} {
+		b.BeginTick(uint64(i+1), tk.at)
+		gtW.Set(hal.GroundTruth{Valid: true, HeadHeight: hal.Metres(tk.head)})
+		bodyW.Set(msg.BodyState{Fall: tk.own})
+		if err := p.Tick(hal.Tick{Seq: uint64(i + 1), Time: tk.at, Connected: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := p.fallsUntil(time.Minute); got != 2 {
+		t.Errorf("%d falls, want 2 (lying at the start, and at 4 s)", got)
+	}
+	var fallen []bool
+	for _, s := range p.samplesUntil(time.Minute) {
+		fallen = append(fallen, s.Fallen)
+	}
+	if want := []bool{true, true, true, false, false, false, true}; !slices.Equal(fallen, want) {
+		t.Errorf("samples' fallen %v, want %v", fallen, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/msg"
+	"github.com/robotd/robotd/simrun"
 )
 
 // probe runs in a robot's tick and keeps what the referee and the game's
@@ -103,7 +104,7 @@ func (p *probe) Tick(t hal.Tick) error {
 		if p.side == 1 {
 			h = math.Remainder(h+math.Pi, 2*math.Pi)
 		}
-		s.truth = RobotTruth{X: x, Y: y, Heading: h, Fallen: float64(p.g.HeadHeight) < fallenHeight, Valid: true}
+		s.truth = RobotTruth{X: x, Y: y, Heading: h, Fallen: float64(p.g.HeadHeight) < simrun.LyingHead, Valid: true}
 		if p.g.BallValid {
 			s.ball[0], s.ball[1] = p.world(p.g.Ball.X, p.g.Ball.Y)
 			s.ballValid = true

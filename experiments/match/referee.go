@@ -15,7 +15,7 @@ import (
 // RobotTruth is one robot's ground truth in the world frame.
 type RobotTruth struct {
 	X, Y, Heading float64
-	// Fallen: the robot lies (its head lower than fallenHeight).
+	// Fallen: the robot lies (its head lower than simrun.LyingHead).
 	Fallen bool
 	Valid  bool
 }
@@ -90,8 +90,6 @@ type Goal struct {
 }
 
 const (
-	// fallenHeight: a head lower than this (m) is a lying robot's.
-	fallenHeight = 0.3
 	// possessionRadius: the robot nearest the ball within this (m) has
 	// it.
 	possessionRadius = 0.5

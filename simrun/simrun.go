@@ -82,6 +82,15 @@ type Options struct {
 	// choosing (Start otherwise sets BeforeKickOff and the clock to 0,
 	// see there; Trainer.PlayModeFromZero does both).
 	KeepPlayMode bool
+	// ServerClock makes the robots' tick time the attached server's own
+	// time, for a server whose clock started with this run (an embedded
+	// simulator the caller started itself, as simgate.Start does): then a
+	// time the caller reads from the server (simgate.Gate.LastTime) is a
+	// tick time. Without it, the first robot's tick time goes on at the
+	// next whole second after its handshake (sim.TimeBase), up to 1 s
+	// ahead of the server. The embedded simulator Start starts itself
+	// always runs so.
+	ServerClock bool
 }
 
 // World is a running simulation: a server (embedded or attached) and the
@@ -123,6 +132,9 @@ func Start(ctx context.Context, opt Options) (*World, error) {
 	}
 	if target != nil {
 		w.target = *target
+		if opt.ServerClock {
+			w.clock.Fix(0)
+		}
 		log.Info("simrun: attaching to a SimSpark server", "agent", target.Agent, "trainer", target.Trainer)
 	} else {
 		cfg := simserver.DefaultConfig()

@@ -200,12 +200,15 @@ type TimeBase struct {
 	off time.Duration
 }
 
-// offset returns the offset for a robot whose server time is sim and
-// whose next tick would be at t.
-func (tb *TimeBase) offset(sim, t time.Duration) time.Duration {
+// offset returns the offset for a robot whose server time is sim, whose
+// last tick was at last and whose next tick would be at t (a cycle on; a
+// nominal period before the first message, which can be longer than the
+// server's first cycles). The shared offset goes, unless it would not
+// take the robot's clock forwards.
+func (tb *TimeBase) offset(sim, last, t time.Duration) time.Duration {
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
-	if tb.set && sim+tb.off >= t {
+	if tb.set && sim+tb.off > last {
 		return tb.off
 	}
 	// The first robot's clock goes on at the next whole second: then the
@@ -489,7 +492,7 @@ func (b *Backend) connectedTick() hal.Tick {
 			// if that does not take it backwards.
 			b.offset = t - sim
 			if b.base != nil {
-				b.offset = b.base.offset(sim, t)
+				b.offset = b.base.offset(sim, last, t)
 			}
 		} else if d := sim + b.offset - last; d <= 0 || d > maxSimStep {
 			// The server's clock went backwards or leapt forwards on the

@@ -700,36 +700,40 @@ func TestClockContinuesAcrossServerClocks(t *testing.T) {
 // clock backwards, and then set a new one (a restarted server).
 func TestTimeBase(t *testing.T) {
 	var tb TimeBase
-	s := time.Second
+	s, ms := time.Second, time.Millisecond
 	steps := []struct {
-		sim, next, want time.Duration // server time, the robot's next tick, the offset
+		sim, last, next, want time.Duration // server time, the robot's last and next tick, the offset
 	}{
-		{100 * s, 40 * time.Millisecond, -99 * s}, // first robot: tick 1 s at server 100 s
-		{103 * s, 20 * time.Millisecond, -99 * s}, // a later robot joins the team clock (4 s)
-		{2 * s, 10 * s, 8 * s},                    // server restarted: continue at 10 s
-		{3 * s, 9 * s, 8 * s},                     // the next robot after the restart
-		{3 * s, 11*s + time.Millisecond, 9 * s},   // its clock is ahead: a new offset, at the next second
+		{100 * s, 0, 40 * ms, -99 * s},       // first robot: tick 1 s at server 100 s
+		{103 * s, 0, 20 * ms, -99 * s},       // a later robot joins the team clock (4 s)
+		{2 * s, 10*s - 10*ms, 10 * s, 8 * s}, // server restarted: continue at 10 s
+		{3 * s, 9*s - 10*ms, 9 * s, 8 * s},   // the next robot after the restart
+		{3 * s, 11 * s, 11*s + ms, 9 * s},    // its clock is ahead: a new offset, at the next second
+		{3 * s, 0, 100 * ms, 9 * s},          // a nominal period beyond the server time: the team clock
 	}
 	for i, st := range steps {
-		if got := tb.offset(st.sim, st.next); got != st.want {
-			t.Errorf("step %d: offset(%v, %v) = %v, want %v", i, st.sim, st.next, got, st.want)
+		if got := tb.offset(st.sim, st.last, st.next); got != st.want {
+			t.Errorf("step %d: offset(%v, %v, %v) = %v, want %v", i, st.sim, st.last, st.next, got, st.want)
 		}
 	}
 }
 
 // TestTimeBaseFixed: a fixed offset is taken by every robot whose clock it
 // does not take backwards, so tick time is the server's time (+ offset)
-// however long a robot idled before its first message.
+// however long a robot idled before its first message, and whatever its
+// nominal period.
 func TestTimeBaseFixed(t *testing.T) {
 	var tb TimeBase
 	tb.Fix(0)
-	for _, st := range []struct{ sim, next, want time.Duration }{
-		{2 * time.Second, 10 * time.Millisecond, 0},
-		{2 * time.Second, 1500 * time.Millisecond, 0}, // idled 1.5 s: still the server's time
-		{5 * time.Second, 20 * time.Millisecond, 0},
+	ms := time.Millisecond
+	for _, st := range []struct{ sim, last, next, want time.Duration }{
+		{2000 * ms, 0, 10 * ms, 0},
+		{2000 * ms, 1490 * ms, 1500 * ms, 0}, // idled 1.5 s: still the server's time
+		{5000 * ms, 0, 20 * ms, 0},
+		{20 * ms, 1, 100 * ms, 0}, // the first message at 20 ms, a nominal period of 100 ms
 	} {
-		if got := tb.offset(st.sim, st.next); got != st.want {
-			t.Errorf("offset(%v, %v) = %v, want %v", st.sim, st.next, got, st.want)
+		if got := tb.offset(st.sim, st.last, st.next); got != st.want {
+			t.Errorf("offset(%v, %v, %v) = %v, want %v", st.sim, st.last, st.next, got, st.want)
 		}
 	}
 }

@@ -165,7 +165,9 @@ func (e *trialEnv) run(ctx context.Context, t Trial, target *simrun.Target) (res
 			}
 		}()
 	}
-	w, err := simrun.Start(ctx, simrun.Options{Target: target, Log: e.simLog, KeepPlayMode: true}) // set below, in a known cycle
+	// The embedded simulator's clock starts with the trial: tick time is
+	// its time, so that t0 below, taken from the gate, is a tick time.
+	w, err := simrun.Start(ctx, simrun.Options{Target: target, Log: e.simLog, KeepPlayMode: true, ServerClock: g != nil}) // play mode set below, in a known cycle
 	if err != nil {
 		return res, fmt.Errorf("experiment: trial %s: %w", where, err)
 	}

@@ -171,7 +171,9 @@ func (e *env) Play(ctx context.Context, gm Game) (res Result, err error) {
 			}
 		}()
 	}
-	w, err := simrun.Start(ctx, simrun.Options{Target: target, Log: e.simLog, KeepPlayMode: true})
+	// The embedded simulator's clock starts with the game: tick time is
+	// its time, the referee's (taken from the gate).
+	w, err := simrun.Start(ctx, simrun.Options{Target: target, Log: e.simLog, KeepPlayMode: true, ServerClock: g != nil})
 	if err != nil {
 		return fail(err)
 	}

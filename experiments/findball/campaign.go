@@ -47,6 +47,10 @@ type Options struct {
 	// (Targets) waits for a message before it ticks without it (30 s by
 	// default, simgate.SyncConfig's).
 	ReadTimeout time.Duration
+	// HandshakeTimeout, if positive, is how long a robot joining an
+	// attached server waits for its first message before it connects
+	// again (simgate.AttachedHandshake by default).
+	HandshakeTimeout time.Duration
 	// Log receives the campaign's progress, SimLog the simulators' and
 	// robots' logs; nil discards.
 	Log, SimLog *slog.Logger
@@ -162,7 +166,7 @@ func Run(ctx context.Context, cfg *Config, st *Store, opt Options) (Summary, err
 	if err != nil {
 		return sum, err
 	}
-	env.stallTicks, env.readTimeout = opt.StallTicks, opt.ReadTimeout
+	env.stallTicks, env.readTimeout, env.handshake = opt.StallTicks, opt.ReadTimeout, opt.HandshakeTimeout
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

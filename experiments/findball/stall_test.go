@@ -325,3 +325,139 @@ func TestProbeIdleBeforeFirstMessage(t *testing.T) {
 		t.Fatalf("state %+v: want 20 ticks before the first message, 3 after", s)
 	}
 }
+
+// joinDeadlockProxy is a TCP proxy in front of a simulator's agent port
+// that does what rcssserver3d does when a joining agent's scene message
+// comes too late (simgate.AttachedHandshake): on the connection numbered
+// deadConn (1-based, in accept order) it sends nothing, and every other
+// connection gets no frame from the server either, until the robot closes
+// that connection.
+type joinDeadlockProxy struct {
+	*pauseProxy
+	deadConn int
+	frozen   atomic.Bool
+	unfreeze chan struct{}
+	froze    atomic.Int32
+}
+
+func newJoinDeadlockProxy(t *testing.T, target string, deadConn int) *joinDeadlockProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &joinDeadlockProxy{pauseProxy: &pauseProxy{ln: ln, target: target, done: make(chan struct{})}, deadConn: deadConn,
+		unfreeze: make(chan struct{})}
+	p.wg.Go(p.accept)
+	return p
+}
+
+func (p *joinDeadlockProxy) accept() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		p.n++
+		dead := p.n == p.deadConn
+		p.conns = append(p.conns, c)
+		p.mu.Unlock()
+		if dead {
+			p.frozen.Store(true)
+			p.froze.Add(1)
+			p.wg.Go(func() {
+				io.Copy(io.Discard, c) // the scene, then nothing: the robot waits
+				c.Close()
+				p.frozen.Store(false)
+				close(p.unfreeze)
+			})
+			continue
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, s)
+		p.mu.Unlock()
+		p.wg.Go(func() {
+			io.Copy(s, c)
+			s.Close()
+			c.Close()
+		})
+		p.wg.Go(func() {
+			relayFrames(c, s, func(int) bool {
+				if !p.frozen.Load() {
+					return true
+				}
+				select {
+				case <-p.unfreeze:
+					return true
+				case <-p.done:
+					return false
+				}
+			}, nil)
+			s.Close()
+			c.Close()
+		})
+	}
+}
+
+// TestJoinDeadlockIsNotAStall: the server deadlocks on the second robot
+// to join (it sends that robot nothing, and the first robot nothing
+// either, until the second robot's connection closes). The second robot
+// connects again after its handshake timeout, the first robot waits
+// without ticking meanwhile (its read timeout is longer), and the trial
+// runs and is stored: not void.
+func TestJoinDeadlockIsNotAStall(t *testing.T) {
+	defer leaktest.Check(t)()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	sc := simserver.DefaultConfig()
+	sc.Sync, sc.Physics = true, simserver.PhysicsKinematic
+	sc.AgentAddr, sc.MonitorAddr = "127.0.0.1:0", "127.0.0.1:0"
+	srv, err := simserver.New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, stop := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- srv.Run(sctx) }()
+	defer func() {
+		stop()
+		if err := <-served; err != nil && !errors.Is(err, context.Canceled) {
+			t.Error(err)
+		}
+	}()
+	px := newJoinDeadlockProxy(t, srv.AgentAddr().String(), 2)
+	defer px.Close()
+
+	cfg := quickConfig(2, 1)
+	cfg.Balls = []Point{{4, -2.5}}
+	cfg.Limit = config.Duration(2 * time.Second)
+	cfg.Strategies = cfg.Strategies[:1]
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "join.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var logs bytes.Buffer
+	simLog := slog.New(slog.NewTextHandler(&lockedBuffer{b: &logs}, nil))
+	sum, err := Run(ctx, &cfg, st, Options{Targets: []simrun.Target{{Agent: px.Addr(), Trainer: srv.MonitorAddr().String()}},
+		ReadTimeout: 5 * time.Second, HandshakeTimeout: 500 * time.Millisecond, Log: simLog, SimLog: simLog})
+	if err != nil {
+		t.Fatalf("campaign: %v\n%s", err, logs.String())
+	}
+	if px.froze.Load() != 1 {
+		t.Fatalf("the proxy froze %d times, want 1", px.froze.Load())
+	}
+	if sum.Ran != 1 || sum.Voided != 0 {
+		t.Fatalf("summary %+v, want 1 stored and none void\n%s", sum, logs.String())
+	}
+	if !strings.Contains(logs.String(), "no first message") {
+		t.Fatalf("the second robot did not connect again after its handshake timeout:\n%s", logs.String())
+	}
+}

@@ -103,9 +103,10 @@ type trialEnv struct {
 	// stallTicks is the most ticks a robot may make without the simulator
 	// (after its first message) in a trial that is not void (Options).
 	stallTicks int
-	// readTimeout, if positive, is the robots' read timeout on an attached
-	// server (Options.ReadTimeout).
-	readTimeout time.Duration
+	// readTimeout and handshake, if positive, are the robots' read and
+	// handshake timeouts on an attached server (Options.ReadTimeout,
+	// Options.HandshakeTimeout).
+	readTimeout, handshake time.Duration
 }
 
 // cycle is the embedded simulator's step.
@@ -206,8 +207,14 @@ func (e *trialEnv) run(ctx context.Context, t Trial, target *simrun.Target) (res
 		rc.Perception.Seed = subSeed(t.Seed, 10+st.Player)
 		rc.Sim.Vision.Seed = subSeed(t.Seed, 100+st.Player)
 		sc := simgate.SyncConfig(rc.Sim, 100*time.Millisecond)
-		if g == nil && e.readTimeout > 0 {
-			sc.ReadTimeout = config.Duration(e.readTimeout)
+		if g == nil {
+			sc = simgate.Attached(sc)
+			if e.readTimeout > 0 {
+				sc.ReadTimeout = config.Duration(e.readTimeout)
+			}
+			if e.handshake > 0 {
+				sc.HandshakeTimeout = config.Duration(e.handshake)
+			}
 		}
 		view := &refereeView{ref: ref}
 		pr := newProbe(st.Player, cfg.FoundDistance, cfg.Sample.D(), start, poke)

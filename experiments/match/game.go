@@ -225,6 +225,9 @@ func (e *env) Play(ctx context.Context, gm Game) (res Result, err error) {
 			rc.Perception.Seed = mix(gm.Seed, uint64(100*(team+1)+p))
 			rc.Sim.Vision.Seed = mix(gm.Seed, uint64(1000*(team+1)+p))
 			sc := simgate.SyncConfig(rc.Sim, time.Second)
+			if g == nil {
+				sc = simgate.Attached(sc)
+			}
 			cl, err := gamecontroller.NewClient(gamecontroller.ClientConfig{Listen: "127.0.0.1:0", Team: numbers[side], Player: uint8(p),
 				Layout: layout, Sources: []netip.Addr{netip.MustParseAddr("127.0.0.1")}}, nil, e.simLog)
 			if err != nil {

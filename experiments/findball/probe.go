@@ -84,7 +84,8 @@ type Sample struct {
 // probe runs in a robot's tick and records, from the trial's start on,
 // whether and when the robot found the ball (it sees it and is within
 // the found distance of it, by the simulator's ground truth), its falls
-// (by the ground truth's head height: simrun.Posture), and its trajectory. It also counts ticks without the simulator.
+// (by the ground truth's head height: simrun.Posture), and its
+// trajectory. It also counts ticks without the simulator.
 type probe struct {
 	player int
 	found  float64

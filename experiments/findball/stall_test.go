@@ -164,6 +164,28 @@ func TestStalledTrialIsVoid(t *testing.T) {
 	})
 }
 
+// serveSync starts the embedded simulator in sync mode (kinematic) on free
+// ports, for a campaign to attach to as to a real server; stop ends it.
+func serveSync(t *testing.T, ctx context.Context) (srv *simserver.Server, stop func()) {
+	t.Helper()
+	sc := simserver.DefaultConfig()
+	sc.Sync, sc.Physics = true, simserver.PhysicsKinematic
+	sc.AgentAddr, sc.MonitorAddr = "127.0.0.1:0", "127.0.0.1:0"
+	srv, err := simserver.New(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- srv.Run(sctx) }()
+	return srv, func() {
+		cancel()
+		if err := <-served; err != nil && !errors.Is(err, context.Canceled) {
+			t.Error(err)
+		}
+	}
+}
+
 // testStall runs the campaign with the robot connections numbered in
 // pauses silenced mid-trial and checks the void runs and the stored
 // trials.
@@ -172,22 +194,8 @@ func testStall(t *testing.T, pauses []int, wantVoid, wantStored int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	sc := simserver.DefaultConfig()
-	sc.Sync, sc.Physics = true, simserver.PhysicsKinematic
-	sc.AgentAddr, sc.MonitorAddr = "127.0.0.1:0", "127.0.0.1:0"
-	srv, err := simserver.New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, stop := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- srv.Run(sctx) }()
-	defer func() {
-		stop()
-		if err := <-served; err != nil && !errors.Is(err, context.Canceled) {
-			t.Error(err)
-		}
-	}()
+	srv, stopSrv := serveSync(t, ctx)
+	defer stopSrv()
 	// The penalised half second and 2 s of play: about 250 messages of
 	// 10 ms, after the handshake.
 	px := newPauseProxy(t, srv.AgentAddr().String(), pauses, 300, 1500*time.Millisecond)
@@ -416,22 +424,8 @@ func TestJoinDeadlockIsNotAStall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	sc := simserver.DefaultConfig()
-	sc.Sync, sc.Physics = true, simserver.PhysicsKinematic
-	sc.AgentAddr, sc.MonitorAddr = "127.0.0.1:0", "127.0.0.1:0"
-	srv, err := simserver.New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, stop := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- srv.Run(sctx) }()
-	defer func() {
-		stop()
-		if err := <-served; err != nil && !errors.Is(err, context.Canceled) {
-			t.Error(err)
-		}
-	}()
+	srv, stopSrv := serveSync(t, ctx)
+	defer stopSrv()
 	px := newJoinDeadlockProxy(t, srv.AgentAddr().String(), 2)
 	defer px.Close()
 

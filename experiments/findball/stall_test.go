@@ -3,7 +3,6 @@ package findball
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,7 +21,6 @@ import (
 	"github.com/robotd/robotd/msg"
 	"github.com/robotd/robotd/proto/simspark"
 	"github.com/robotd/robotd/simrun"
-	"github.com/robotd/robotd/simserver"
 )
 
 // pauseProxy is a TCP proxy in front of a simulator's agent port. Every
@@ -164,28 +162,6 @@ func TestStalledTrialIsVoid(t *testing.T) {
 	})
 }
 
-// serveSync starts the embedded simulator in sync mode (kinematic) on free
-// ports, for a campaign to attach to as to a real server; stop ends it.
-func serveSync(t *testing.T, ctx context.Context) (srv *simserver.Server, stop func()) {
-	t.Helper()
-	sc := simserver.DefaultConfig()
-	sc.Sync, sc.Physics = true, simserver.PhysicsKinematic
-	sc.AgentAddr, sc.MonitorAddr = "127.0.0.1:0", "127.0.0.1:0"
-	srv, err := simserver.New(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- srv.Run(sctx) }()
-	return srv, func() {
-		cancel()
-		if err := <-served; err != nil && !errors.Is(err, context.Canceled) {
-			t.Error(err)
-		}
-	}
-}
-
 // testStall runs the campaign with the robot connections numbered in
 // pauses silenced mid-trial and checks the void runs and the stored
 // trials.
@@ -194,8 +170,9 @@ func testStall(t *testing.T, pauses []int, wantVoid, wantStored int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	srv, stopSrv := serveSync(t, ctx)
-	defer stopSrv()
+	sim := serveSim(t)
+	defer sim.Close(t)
+	srv := sim.srv
 	// The penalised half second and 2 s of play: about 250 messages of
 	// 10 ms, after the handshake.
 	px := newPauseProxy(t, srv.AgentAddr().String(), pauses, 300, 1500*time.Millisecond)
@@ -424,8 +401,9 @@ func TestJoinDeadlockIsNotAStall(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	srv, stopSrv := serveSync(t, ctx)
-	defer stopSrv()
+	sim := serveSim(t)
+	defer sim.Close(t)
+	srv := sim.srv
 	px := newJoinDeadlockProxy(t, srv.AgentAddr().String(), 2)
 	defer px.Close()
 

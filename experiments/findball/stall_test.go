@@ -34,6 +34,12 @@ type pauseProxy struct {
 	pauseConns map[int]bool
 	pauseAfter int
 	pauseFor   time.Duration
+	// take, if set, may take over connection n (1-based) instead of
+	// relaying it, and says so; gate, if set, runs before each frame from
+	// the server to the robot on connection n and stops the relay if it
+	// returns false (by default: the pauses above).
+	take func(n int, c net.Conn) bool
+	gate func(n, frames int) bool
 
 	done   chan struct{}
 	wg     sync.WaitGroup
@@ -65,46 +71,54 @@ func (p *pauseProxy) accept() {
 		if err != nil {
 			return
 		}
+		p.mu.Lock()
+		p.n++
+		n := p.n
+		p.conns = append(p.conns, c)
+		p.mu.Unlock()
+		if p.take != nil && p.take(n, c) {
+			continue
+		}
 		s, err := net.Dial("tcp", p.target)
 		if err != nil {
 			c.Close()
 			continue
 		}
 		p.mu.Lock()
-		p.n++
-		pause := p.pauseConns[p.n]
-		p.conns = append(p.conns, c, s)
+		p.conns = append(p.conns, s)
 		p.mu.Unlock()
+		gate := p.gate
+		if gate == nil {
+			gate = p.pause
+		}
 		p.wg.Go(func() {
 			io.Copy(s, c)
 			s.Close()
 			c.Close()
 		})
 		p.wg.Go(func() {
-			p.relay(c, s, pause)
+			relayFrames(c, s, func(frames int) bool { return gate(n, frames) }, nil)
 			s.Close()
 			c.Close()
 		})
 	}
 }
 
-// relay copies SimSpark frames (a 4-byte big-endian length, then the
-// message) from the server s to the robot c, pausing once if pause.
-func (p *pauseProxy) relay(c, s net.Conn, pause bool) {
-	relayFrames(c, s, func(frames int) bool {
-		if !pause || frames != p.pauseAfter {
-			return true
-		}
-		p.mu.Lock()
-		p.paused++
-		p.mu.Unlock()
-		select {
-		case <-time.After(p.pauseFor):
-			return true
-		case <-p.done:
-			return false
-		}
-	}, nil)
+// pause pauses connection n once, after pauseAfter frames, for pauseFor,
+// if n is one of pauseConns.
+func (p *pauseProxy) pause(n, frames int) bool {
+	if !p.pauseConns[n] || frames != p.pauseAfter {
+		return true
+	}
+	p.mu.Lock()
+	p.paused++
+	p.mu.Unlock()
+	select {
+	case <-time.After(p.pauseFor):
+		return true
+	case <-p.done:
+		return false
+	}
 }
 
 // relayFrames copies SimSpark frames (proto/simspark's framing) from s
@@ -319,7 +333,6 @@ func TestProbeIdleBeforeFirstMessage(t *testing.T) {
 // that connection.
 type joinDeadlockProxy struct {
 	*pauseProxy
-	deadConn int
 	frozen   atomic.Bool
 	unfreeze chan struct{}
 	froze    atomic.Int32
@@ -331,63 +344,34 @@ func newJoinDeadlockProxy(t *testing.T, target string, deadConn int) *joinDeadlo
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &joinDeadlockProxy{pauseProxy: &pauseProxy{ln: ln, target: target, done: make(chan struct{})}, deadConn: deadConn,
-		unfreeze: make(chan struct{})}
+	p := &joinDeadlockProxy{pauseProxy: &pauseProxy{ln: ln, target: target, done: make(chan struct{})}, unfreeze: make(chan struct{})}
+	p.take = func(n int, c net.Conn) bool {
+		if n != deadConn {
+			return false
+		}
+		p.frozen.Store(true)
+		p.froze.Add(1)
+		p.wg.Go(func() {
+			io.Copy(io.Discard, c) // the scene, then nothing: the robot waits
+			c.Close()
+			p.frozen.Store(false)
+			close(p.unfreeze)
+		})
+		return true
+	}
+	p.gate = func(int, int) bool {
+		if !p.frozen.Load() {
+			return true
+		}
+		select {
+		case <-p.unfreeze:
+			return true
+		case <-p.done:
+			return false
+		}
+	}
 	p.wg.Go(p.accept)
 	return p
-}
-
-func (p *joinDeadlockProxy) accept() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		p.n++
-		dead := p.n == p.deadConn
-		p.conns = append(p.conns, c)
-		p.mu.Unlock()
-		if dead {
-			p.frozen.Store(true)
-			p.froze.Add(1)
-			p.wg.Go(func() {
-				io.Copy(io.Discard, c) // the scene, then nothing: the robot waits
-				c.Close()
-				p.frozen.Store(false)
-				close(p.unfreeze)
-			})
-			continue
-		}
-		s, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns = append(p.conns, s)
-		p.mu.Unlock()
-		p.wg.Go(func() {
-			io.Copy(s, c)
-			s.Close()
-			c.Close()
-		})
-		p.wg.Go(func() {
-			relayFrames(c, s, func(int) bool {
-				if !p.frozen.Load() {
-					return true
-				}
-				select {
-				case <-p.unfreeze:
-					return true
-				case <-p.done:
-					return false
-				}
-			}, nil)
-			s.Close()
-			c.Close()
-		})
-	}
 }
 
 // TestJoinDeadlockIsNotAStall: the server deadlocks on the second robot

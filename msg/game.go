@@ -89,6 +89,21 @@ func StateOf(p hal.GamePhase) GameStateKind {
 	return StatePlaying
 }
 
+// ResolveGame returns the game state a module goes by: the game-control
+// entry if there is one (package gamecontroller's module, which itself
+// falls back to the backend's state), else the backend's game state (the
+// simulator's play modes: a robot built without that module), else
+// nothing (Source none).
+func ResolveGame(gc *GameControl, gcOK bool, hs *hal.GameState, hsOK bool) GameControl {
+	if gcOK {
+		return *gc
+	}
+	if !hsOK {
+		return GameControl{}
+	}
+	return GameControl{Source: GameSourceSimulator, State: StateOf(hs.Phase), Penalised: hs.Penalised, OurKickOff: hs.OurKickOff}
+}
+
 // MaxPlayerNumber is the largest player number (GameController 3).
 const MaxPlayerNumber = 20
 

@@ -167,7 +167,7 @@ func (m *Module) Tick(t hal.Tick) error {
 	}
 	gcOK := m.gc.Load(&m.gcv).Valid()
 	hsOK := m.hgs.Load(&m.hgv).Valid()
-	w.game = resolveGame(&m.gcv, gcOK, &m.hgv, hsOK)
+	w.game = msg.ResolveGame(&m.gcv, gcOK, &m.hgv, hsOK)
 	if m.safety.Load(&m.sfv).Valid() && m.sfv.OutOfPlay() {
 		w.game.Penalised = true
 	}

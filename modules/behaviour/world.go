@@ -96,19 +96,6 @@ func lookAt(rel hal.Vec2, camHeight float64) msg.HeadRequest {
 	}
 }
 
-// resolveGame returns the game state: the game-control entry if there is
-// one, else the backend's (the simulator's play modes), else nothing
-// (play).
-func resolveGame(gc *msg.GameControl, gcOK bool, hs *hal.GameState, hsOK bool) msg.GameControl {
-	if gcOK {
-		return *gc
-	}
-	if !hsOK {
-		return msg.GameControl{}
-	}
-	return msg.GameControl{Source: msg.GameSourceSimulator, State: msg.StateOf(hs.Phase), Penalised: hs.Penalised, OurKickOff: hs.OurKickOff}
-}
-
 // behindAngle is the bearing beyond which the robot's head cannot look.
 const behindAngle = 2.09 // rad, 120°
 

@@ -197,6 +197,11 @@ func (f *ballFilter) reset(z hal.Vec2, now time.Duration) {
 	f.valid, f.seen, f.lastSeen, f.rejects = true, true, now, 0
 }
 
+// forget drops the ball: it is unknown from now on.
+func (f *ballFilter) forget() {
+	f.valid, f.seen, f.rejects = false, false, 0
+}
+
 // state returns the ball relative to the robot; start is the module's first
 // tick time (for SinceSeen of a ball never seen).
 func (f *ballFilter) state(now, start time.Duration) msg.Ball {

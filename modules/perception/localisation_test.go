@@ -328,27 +328,31 @@ func TestLocalisationAfterPenalty(t *testing.T) {
 	// touch line, level with the penalty mark, facing the field. Without
 	// the posts' IDs only the knowledge that it is in its own half keeps
 	// it off the mirrored pose.
-	for seed := uint64(41); seed < 43; seed++ {
+	// The penalty comes from the simulator in one run and from the
+	// GameController in the other.
+	for i, seed := range []uint64{41, 42} {
+		src := gameSources[i%len(gameSources)]
 		cfg := DefaultConfig()
 		cfg.Seed = seed
 		h := newHarness(t, cfg)
 		w := newWorld(seed, onCircle())
 		w.postIDs = false
 		var in input
+		src.set(&in, false)
 		track(t, h, w, &in, 12*time.Second, 0)
-		in.game.Penalised = true
+		src.set(&in, true)
 		w.maxRange = 0 // carried, looking at the floor
 		w.pose = hal.Pose2{X: 0, Y: 3.5, Heading: hal.Radians(-math.Pi / 2)}
 		w.still = true
 		track(t, h, w, &in, 5*time.Second, 0)
 		w.pose = hal.Pose2{X: -3.2, Y: 3, Heading: hal.Radians(-math.Pi / 2)}
 		w.maxRange, w.still = 9, false
-		in.game.Penalised = false
+		src.set(&in, false)
 		took, ok := recovery(t, h, w, &in, 10*time.Second)
-		t.Logf("seed %d: re-localised %v after the penalty", seed, took)
+		t.Logf("seed %d, penalty from the %s: re-localised %v after the penalty", seed, src.name, took)
 		if !ok {
 			m, _ := poseError(h.pose.Pose, mirrored(w.pose))
-			t.Errorf("seed %d: not re-localised within 10 s after the penalty (%.2f m from the mirrored pose)", seed, m)
+			t.Errorf("seed %d, penalty from the %s: not re-localised within 10 s after the penalty (%.2f m from the mirrored pose)", seed, src.name, m)
 		}
 	}
 }

@@ -76,6 +76,9 @@ func (o *obstacleTracker) predict(odo hal.Pose2) {
 	}
 }
 
+// forget drops every obstacle.
+func (o *obstacleTracker) forget() { o.n = 0 }
+
 // update merges this frame's robot observations: each into the nearest
 // track within MergeDistance, or a new track; when every track is taken,
 // the one unseen longest gives way.

@@ -26,7 +26,7 @@
 // observation fits the mirrored pose as well. The localisation therefore
 // resolves the side as SPL teams do (B-Human's and HULKs' code releases):
 // it starts from the robot's own half (the SPL start and the return from a
-// penalty, seen in hal.GameState), tracks a single mode from then on, looks
+// penalty), tracks a single mode from then on, looks
 // near its last estimate first when it has lost it (after a fall, or when
 // landmarks keep disagreeing), and searches the whole field only when
 // nothing nearby fits; a belief in the opponent half in a SET that
@@ -358,6 +358,7 @@ type Module struct {
 	buttons *blackboard.Reader[hal.Buttons]
 	vision  *blackboard.Reader[hal.Vision]
 	game    *blackboard.Reader[hal.GameState]
+	gc      *blackboard.Reader[msg.GameControl]
 	truth   *blackboard.Reader[hal.GroundTruth]
 	motion  *blackboard.Reader[msg.MotionState]
 	base    *blackboard.Reader[hal.BaseState]
@@ -380,9 +381,9 @@ type Module struct {
 	baseValid bool
 	fallen    bool
 	penalised bool
-	// phase is the last game phase; setFromReady is true in a SET that
+	// state is the last game state; setFromReady is true in a SET that
 	// followed READY (every robot in its own half, by the rules).
-	phase        hal.GamePhase
+	state        msg.GameStateKind
 	setFromReady bool
 	truthBall    hal.Vec2
 	truthTime    time.Duration
@@ -392,6 +393,7 @@ type Module struct {
 	in      bodyInputs
 	vis     hal.Vision
 	gs      hal.GameState
+	gcv     msg.GameControl
 	gt      hal.GroundTruth
 	ms      msg.MotionState
 	bs      hal.BaseState
@@ -431,6 +433,7 @@ func (m *Module) Wire(b *blackboard.Board) error {
 	optional(b, name, msg.ButtonsKey, &m.buttons, &err)
 	optional(b, name, msg.VisionKey, &m.vision, &err)
 	optional(b, name, msg.GameStateKey, &m.game, &err)
+	optional(b, name, msg.GameControlKey, &m.gc, &err)
 	optional(b, name, msg.TeamBallReportsKey, &m.team, &err)
 	if m.cfg.GroundTruthPose || m.cfg.GroundTruthBall {
 		optional(b, name, msg.GroundTruthKey, &m.truth, &err)
@@ -490,18 +493,29 @@ func (m *Module) Tick(t hal.Tick) error {
 	m.sensorsW.Set(sensors)
 	fallen := bs.Fall != msg.Upright
 
-	// Game state: a robot coming back from a penalty has been carried to
-	// its own half.
-	penalised, gsValid := false, false
-	if m.game != nil && m.game.Load(&m.gs).Valid() {
-		penalised, gsValid = m.gs.Penalised, true
+	// Game state, as the GameController says (else the simulator's play
+	// modes). A penalised robot is off the field, and one coming back from
+	// a penalty has been carried to its own half (SPL rules, "Penalties"):
+	// while penalised it takes no landmarks, no ball and no obstacles, and
+	// it forgets the ball and the obstacles it knew when the penalty
+	// begins and when it ends, as they are relative to where it stood.
+	gcOK := m.gc != nil && m.gc.Load(&m.gcv).Valid()
+	hsOK := m.game != nil && m.game.Load(&m.gs).Valid()
+	game := msg.ResolveGame(&m.gcv, gcOK, &m.gs, hsOK)
+	gsValid := game.Source != msg.GameSourceNone
+	penalised := gsValid && game.Penalised
+	if gsValid {
 		switch {
-		case m.gs.Phase == hal.PhaseSet && m.phase == hal.PhaseReady:
+		case game.State == msg.StateSet && m.state == msg.StateReady:
 			m.setFromReady = true
-		case m.gs.Phase != hal.PhaseSet:
+		case game.State != msg.StateSet:
 			m.setFromReady = false
 		}
-		m.phase = m.gs.Phase
+		m.state = game.State
+	}
+	if m.penalised != penalised {
+		m.ball.forget()
+		m.obst.forget()
 	}
 	if m.penalised && !penalised {
 		m.loc.unlocalise(true)
@@ -528,9 +542,9 @@ func (m *Module) Tick(t hal.Tick) error {
 		if t.Connected && m.vision != nil && m.vision.Load(&m.vis).Fresh && m.vis.Fresh {
 			if !penalised {
 				observed = m.loc.observe(&m.vis, t.Time)
+				m.ball.update(&m.vis, t.Time)
+				m.obst.update(&m.vis, t.Time)
 			}
-			m.ball.update(&m.vis, t.Time)
-			m.obst.update(&m.vis, t.Time)
 		}
 	}
 	m.fallen = fallen

@@ -27,9 +27,13 @@ type input struct {
 	buttons   hal.Buttons
 	vision    hal.Vision
 	game      hal.GameState
-	truth     hal.GroundTruth
-	odo       hal.Pose2
-	reports   msg.TeamBallReports
+	// control is the game-control entry (package gamecontroller's
+	// module), written once withControl is set.
+	control     msg.GameControl
+	withControl bool
+	truth       hal.GroundTruth
+	odo         hal.Pose2
+	reports     msg.TeamBallReports
 	// withTeam writes the team reports.
 	withTeam bool
 }
@@ -48,6 +52,7 @@ type harness struct {
 	buttons *blackboard.Writer[hal.Buttons]
 	vision  *blackboard.Writer[hal.Vision]
 	game    *blackboard.Writer[hal.GameState]
+	control *blackboard.Writer[msg.GameControl]
 	truth   *blackboard.Writer[hal.GroundTruth]
 	motion  *blackboard.Writer[msg.MotionState]
 	team    *blackboard.Writer[msg.TeamBallReports]
@@ -96,6 +101,7 @@ func newHarness(tb testing.TB, cfg Config) *harness {
 	h.buttons = writer(tb, b, "hal", msg.ButtonsKey)
 	h.vision = writer(tb, b, "hal", msg.VisionKey)
 	h.game = writer(tb, b, "hal", msg.GameStateKey)
+	h.control = writer(tb, b, "gamecontroller", msg.GameControlKey)
 	h.truth = writer(tb, b, "hal", msg.GroundTruthKey)
 	h.motion = writer(tb, b, "motion", msg.MotionStateKey)
 	h.team = writer(tb, b, "teamcomm", msg.TeamBallReportsKey)
@@ -129,6 +135,9 @@ func (h *harness) step(tb testing.TB, in *input) {
 	h.buttons.Set(in.buttons)
 	h.vision.Set(in.vision)
 	h.game.Set(in.game)
+	if in.withControl {
+		h.control.Set(in.control)
+	}
 	h.truth.Set(in.truth)
 	if in.withTeam {
 		h.team.Set(in.reports)

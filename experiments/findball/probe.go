@@ -118,10 +118,14 @@ type probe struct {
 	posture    simrun.Posture  // by the ground truth, from the first message on
 	fallen     bool            // lying at the previous tick since the start
 	seen       bool
-	next       time.Duration
-	samples    []Sample
-	poke       chan struct{} // gets a value when found and every second of sim time
-	lastPoke   time.Duration
+	// startBall is where the ball lay at the start, by the ground truth
+	// (startBallOK: it was known then).
+	startChecked, startBallOK bool
+	startBall                 hal.Vec2
+	next                      time.Duration
+	samples                   []Sample
+	poke                      chan struct{} // gets a value when found and every second of sim time
+	lastPoke                  time.Duration
 
 	// Team play, from the start on: the role after every change (the
 	// first entry the role at the start), the role switches' times, and
@@ -192,6 +196,12 @@ func (p *probe) Tick(t hal.Tick) error {
 	}
 	if t.Time < start {
 		return nil
+	}
+	if !p.startChecked {
+		p.startChecked = true
+		if gtOK && p.g.BallValid {
+			p.startBall, p.startBallOK = p.g.Ball, true
+		}
 	}
 	fallen := p.posture.Lying()
 	if fallen && !p.fallen {
@@ -280,12 +290,16 @@ type probeState struct {
 	idle      int
 	// idleBefore is probe.idleBefore.
 	idleBefore int
+	// startBall is probe.startBall.
+	startBall   hal.Vec2
+	startBallOK bool
 }
 
 func (p *probe) state() probeState {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return probeState{last: p.last, connected: p.connected, hasFound: p.hasFound, foundAt: p.foundAt, idle: p.idle, idleBefore: p.idleBefore}
+	return probeState{last: p.last, connected: p.connected, hasFound: p.hasFound, foundAt: p.foundAt, idle: p.idle, idleBefore: p.idleBefore,
+		startBall: p.startBall, startBallOK: p.startBallOK}
 }
 
 // samplesUntil returns the samples up to end (since the start).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/internal/leaktest"
+	"github.com/robotd/robotd/proto/simspark"
 	"github.com/robotd/robotd/simrun"
 	"github.com/robotd/robotd/simserver"
 )
@@ -292,8 +293,10 @@ func TestCampaignOnServers(t *testing.T) {
 			targets := []simrun.Target{a.target(), b.target()}
 			var px *dyingProxy
 			if tc.dies {
-				// Half a second of play after the ball's placement (10 ms
-				// cycles), before the robot can find it (about 1.4 s).
+				// Half a second after the ball's placement (10 ms
+				// cycles; the ball is placed a quarter second before
+				// play starts), before the robot can find it (about
+				// 1.4 s).
 				// In front of a server of its own: a worker runs on a
 				// and on b meanwhile, and two trials on one server at once
 				// would meet in its scene.
@@ -404,5 +407,93 @@ func TestCampaignOnServers(t *testing.T) {
 			}
 			consistent(t, st)
 		})
+	}
+}
+
+// TestMisplacedBallIsNotStored: a trainer's ball placement that never
+// reaches the server (a proxy in front of its monitor port drops it)
+// leaves the ball where it was; the trial fails, saying where the ball
+// lay at the start, and nothing is stored.
+func TestMisplacedBallIsNotStored(t *testing.T) {
+	defer leaktest.Check(t)()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s := serveSim(t)
+	defer s.Close(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	dropped := atomic.Int32{}
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			srv, err := net.Dial("tcp", s.target().Trainer)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, c, srv)
+			mu.Unlock()
+			wg.Go(func() {
+				defer srv.Close()
+				fr := simspark.NewFrameReader(c, 1<<20)
+				var buf []byte
+				for {
+					cmd, err := fr.Next()
+					if err != nil {
+						return
+					}
+					if bytes.HasPrefix(cmd, []byte("(ball")) {
+						dropped.Add(1)
+						continue
+					}
+					buf = simspark.AppendFrame(buf[:0], cmd)
+					if _, err := srv.Write(buf); err != nil {
+						return
+					}
+				}
+			})
+			wg.Go(func() {
+				defer c.Close()
+				io.Copy(c, srv)
+			})
+		}
+	})
+	defer func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	}()
+
+	cfg := serversConfig()
+	cfg.Balls = cfg.Balls[:1]
+	cfg.Strategies = cfg.Strategies[:1]
+	st, err := Open(ctx, filepath.Join(t.TempDir(), "misplaced.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	target := simrun.Target{Agent: s.target().Agent, Trainer: ln.Addr().String()}
+	_, err = Run(ctx, &cfg, st, Options{Targets: []simrun.Target{target}, Retries: -1, Log: testLog(t)})
+	if err == nil || !strings.Contains(err.Error(), "not at its place") {
+		t.Fatalf("campaign error %v, want one saying the ball was not at its place", err)
+	}
+	if dropped.Load() == 0 {
+		t.Fatal("the proxy dropped no ball placement")
+	}
+	if got := outcomes(t, st); len(got) != 0 {
+		t.Errorf("stored %v, want nothing", got)
 	}
 }

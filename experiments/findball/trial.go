@@ -14,6 +14,7 @@ import (
 	"github.com/robotd/robotd/blackboard"
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/experiments/simgate"
+	"github.com/robotd/robotd/hal"
 	"github.com/robotd/robotd/robot"
 	"github.com/robotd/robotd/runner"
 	"github.com/robotd/robotd/simrun"
@@ -108,6 +109,19 @@ type trialEnv struct {
 	// Options.HandshakeTimeout).
 	readTimeout, handshake time.Duration
 }
+
+// placeLead is how long before the start the trainer places the ball:
+// a second, or half the penalised time if that is shorter. The robots are
+// penalised then, and a penalised robot takes no ball (package
+// perception), so every robot starts with the ball unknown and already at
+// its place, on any simulator: a real server's trainer command lands in
+// whichever cycle it reaches the server, and a ball placed at the start
+// itself was still seen at the centre spot in the first cycle of play.
+func placeLead(penalised time.Duration) time.Duration { return min(time.Second, penalised/2) }
+
+// ballPlaced is how far from its place the ball may lie at the start
+// (the simulator's ground truth), m.
+const ballPlaced = 0.05
 
 // cycle is the embedded simulator's step.
 const cycle = 10 * time.Millisecond
@@ -235,14 +249,16 @@ func (e *trialEnv) run(ctx context.Context, t Trial, target *simrun.Target) (res
 		}
 	}
 
-	// Penalised at their starts for a while, then the ball is placed and
-	// play starts in the step to t0, when the robots are unpenalised.
+	// Penalised at their starts for a while; the ball is placed while
+	// they are (placeLead), and play starts in the step to t0, when the
+	// robots are unpenalised.
 	var t0 time.Duration
+	lead := placeLead(cfg.Penalised.D())
 	if g != nil {
 		now := time.Duration(math.Round(g.LastTime(0)*1000)) * time.Millisecond
 		t0 = now + cfg.Penalised.D()
 		start.Store(int64(t0))
-		g.Hold((t0 - cycle/2).Seconds())
+		g.Hold((t0 - lead - cycle/2).Seconds())
 		if err := g.WaitHeld(ctx); err != nil {
 			return res, fmt.Errorf("experiment: trial %s: %w", where, err)
 		}
@@ -261,7 +277,7 @@ func (e *trialEnv) run(ctx context.Context, t Trial, target *simrun.Target) (res
 		}
 		t0 = now + cfg.Penalised.D()
 		start.Store(int64(t0))
-		if err := e.waitAll(ctx, probes, poke, func(s probeState) bool { return s.last >= t0-2*cycle }); err != nil {
+		if err := e.waitAll(ctx, probes, poke, func(s probeState) bool { return s.last >= t0-lead-2*cycle }); err != nil {
 			return res, stalled(err, fmt.Errorf("experiment: trial %s: %w", where, err))
 		}
 		if err := e.placeBall(tr, t.Ball); err != nil {
@@ -292,6 +308,12 @@ func (e *trialEnv) run(ctx context.Context, t Trial, target *simrun.Target) (res
 	})
 	if err != nil {
 		return res, stalled(err, fmt.Errorf("experiment: trial %s: %w", where, err))
+	}
+	for i, p := range probes {
+		if s := p.state(); s.startBallOK && s.startBall.Dist(hal.Vec2{X: t.Ball.X, Y: t.Ball.Y}) > ballPlaced {
+			return res, fmt.Errorf("experiment: trial %s: robot %d: at the start the ball lay at (%.2f, %.2f), not at its place (%.2f, %.2f)",
+				where, cfg.Starts[i].Player, s.startBall.X, s.startBall.Y, t.Ball.X, t.Ball.Y)
+		}
 	}
 	end := limit
 	if f, who, ok := first(); ok {

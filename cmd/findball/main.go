@@ -210,7 +210,7 @@ type campaignFlags struct {
 	robots, trials           *int
 	limit, penalised, sample *time.Duration
 	found, reliable          *float64
-	seed                     *uint64
+	seed, simSeed            *uint64
 	physics                  *string
 	vision                   *string
 }
@@ -233,6 +233,7 @@ func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
 	f.penalised = fs.Duration("penalised", 0, "how long the robots stand penalised before each trial, simulation time (default 3s)")
 	f.sample = fs.Duration("sample", 0, "trajectory sampling interval (default 500ms)")
 	f.seed = fs.Uint64("seed", 0, "the campaign's seed (default 1)")
+	f.simSeed = fs.Uint64("sim-seed", 0, "mixed into each trial's embedded simulator seed (its vision noise) and nothing else: a campaign that differs from another only in it measures the noise floor of a paired comparison (default 0: none)")
 	f.physics = fs.String("physics", "", "the embedded simulator's world model: ode (the default: rcssserver3d's dynamics; a build with -tags ode) or kinematic (quick, but its find rates and times differ from the physics mode's: it judges no strategy)")
 	f.vision = fs.String("vision", "", "where the robots' vision comes from: server (the simulator's detected observations, the default) or rendered (camera images rendered from the scene, seen through robotd's own vision pipeline); the same as -set sim.vision.source=…")
 	return f
@@ -324,6 +325,9 @@ func (f *campaignFlags) config() (findball.Config, error) {
 	}
 	if set["physics"] {
 		cfg.Physics = *f.physics
+	}
+	if set["sim-seed"] {
+		cfg.SimSeed = *f.simSeed
 	}
 	return cfg, cfg.Validate()
 }

@@ -73,6 +73,11 @@ func TestPrintConfig(t *testing.T) {
 			}
 		}},
 		{name: "unknown physics", args: []string{"-physics", "bullet"}, err: "physics"},
+		{name: "simulator seed", args: []string{"-sim-seed", "7"}, check: func(t *testing.T, c findball.Config) {
+			if c.SimSeed != 7 || c.Seed != findball.DefaultConfig().Seed {
+				t.Errorf("simulator seed %d, seed %d; want 7 and the default", c.SimSeed, c.Seed)
+			}
+		}},
 		{name: "vision in the loop", args: []string{"-vision", "rendered"},
 			check: func(t *testing.T, c findball.Config) {
 				if c.Robot.Sim.Vision.Source != sim.SourceRendered {

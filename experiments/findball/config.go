@@ -102,6 +102,13 @@ type Config struct {
 	// (README), so it is only for quick runs that judge no strategy. A
 	// campaign on an attached server ignores it.
 	Physics string `json:"physics,omitempty"`
+	// SimSeed, when not 0, is mixed into the embedded simulator's seed
+	// (its vision noise and calibration errors) and into nothing else.
+	// Two campaigns that differ only in it pair each trial with the same
+	// one under other noise: how far apart that alone puts them is the
+	// least a paired comparison with another simulator, whose noise is
+	// its own (a real server's), can show. An attached server ignores it.
+	SimSeed uint64 `json:"sim_seed,omitempty"`
 }
 
 // ThesisBalls is the thesis' table 5.2 (metres).

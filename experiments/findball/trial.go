@@ -110,6 +110,16 @@ type trialEnv struct {
 	readTimeout, handshake time.Duration
 }
 
+// simSeed is the embedded simulator's seed in a trial of seed seed
+// (Config.SimSeed).
+func simSeed(seed, mix uint64) uint64 {
+	s := subSeed(seed, 0)
+	if mix != 0 {
+		s = trialSeed(s^mix, 0, 0)
+	}
+	return s
+}
+
 // placeLead is how long before the start the trainer places the ball:
 // a second, or half the penalised time if that is shorter. The robots are
 // penalised then, and a penalised robot takes no ball (package
@@ -164,7 +174,7 @@ func (e *trialEnv) run(ctx context.Context, t Trial, target *simrun.Target) (res
 	var srv *simserver.Server
 	if target == nil {
 		sc := simserver.DefaultConfig()
-		sc.Seed, sc.Cycle = subSeed(t.Seed, 0), cycle
+		sc.Seed, sc.Cycle = simSeed(t.Seed, cfg.SimSeed), cycle
 		if cfg.Physics != "" {
 			sc.Physics = cfg.Physics
 		}

@@ -113,6 +113,35 @@ func TestPlan(t *testing.T) {
 	}
 }
 
+func TestSimSeed(t *testing.T) {
+	// The mix changes the simulator's seed and nothing else; without it
+	// the seed, and a stored campaign's configuration, are as before.
+	cfg := DefaultConfig()
+	b, err := json.Marshal(&cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("sim_seed")) {
+		t.Errorf("a campaign without a simulator seed mix writes %s", b)
+	}
+	seen := map[uint64]uint64{}
+	for _, tr := range cfg.Plan() {
+		if got := simSeed(tr.Seed, 0); got != subSeed(tr.Seed, 0) {
+			t.Fatalf("%s: simulator seed %d without a mix, want %d", tr.ID(), got, subSeed(tr.Seed, 0))
+		}
+		for mix := uint64(1); mix <= 3; mix++ {
+			s := simSeed(tr.Seed, mix)
+			if o, ok := seen[s]; ok && o != tr.Seed {
+				t.Fatalf("%s, mix %d: simulator seed %d also another trial's", tr.ID(), mix, s)
+			}
+			if s == subSeed(tr.Seed, 0) || s == simSeed(tr.Seed, mix%3+1) {
+				t.Fatalf("%s, mix %d: simulator seed %d not changed by the mix", tr.ID(), mix, s)
+			}
+			seen[s] = tr.Seed
+		}
+	}
+}
+
 func TestRobotConfig(t *testing.T) {
 	for _, tc := range []struct {
 		name     string

@@ -256,6 +256,14 @@ func newLocaliser(cfg LocalisationConfig, dims field.Dimensions, rng *rand.Rand)
 	return l
 }
 
+// returnFromPenalty restarts the localisation of a robot carried back
+// from a penalty: on its own half, the landmarks it saw before no longer
+// counting.
+func (l *localiser) returnFromPenalty() {
+	l.unlocalise(true)
+	l.seenLandmark = false
+}
+
 // unlocalise scatters the particles over the prior (own half or the whole
 // field) and injects hypotheses from landmarks until localised again.
 func (l *localiser) unlocalise(ownHalf bool) {

@@ -76,3 +76,52 @@ func TestPenaltyForgetsBallAndObstacles(t *testing.T) {
 		})
 	}
 }
+
+func TestAfterPenaltyHistoryDoesNotMatter(t *testing.T) {
+	// Two robots of one seed play for different times before a penalty:
+	// after it, seeing the same, they perceive the same, to the bit.
+	simulation(t)
+	for _, src := range gameSources {
+		t.Run(src.name, func(t *testing.T) {
+			run := func(before time.Duration) []msg.RobotPose {
+				cfg := DefaultConfig()
+				cfg.Seed = 71
+				h := newHarness(t, cfg)
+				w := newWorld(71, hal.Pose2{X: -3.2, Y: 3, Heading: hal.Radians(-1.5707963)})
+				w.still = true
+				var in input
+				src.set(&in, false)
+				for end := h.now() + before; h.now() < end; {
+					w.step(&in)
+					h.step(t, &in)
+				}
+				src.set(&in, true)
+				for end := h.now() + time.Second; h.now() < end; {
+					w.step(&in)
+					h.step(t, &in)
+				}
+				// The same world from the return on.
+				w = newWorld(72, w.pose)
+				w.still, w.ballOn = true, true
+				w.ball = hal.Vec2{X: -2.5, Y: 2}
+				src.set(&in, false)
+				var poses []msg.RobotPose
+				for end := h.now() + 3*time.Second; h.now() < end; {
+					w.step(&in)
+					h.step(t, &in)
+					poses = append(poses, h.pose)
+				}
+				return poses
+			}
+			a, b := run(time.Second), run(2370*time.Millisecond)
+			for i := range a {
+				if a[i] != b[i] {
+					t.Fatalf("tick %d after the penalty: pose\n%+v after 1 s of play before it,\n%+v after 2.37 s", i+1, a[i], b[i])
+				}
+			}
+			if last := a[len(a)-1]; !last.Valid {
+				t.Errorf("not localised 3 s after the penalty: %+v", last)
+			}
+		})
+	}
+}

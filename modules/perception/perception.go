@@ -343,12 +343,15 @@ const maxDt = 0.5
 
 // Module is the perception module.
 type Module struct {
-	cfg  Config
-	rng  *rand.Rand
-	body bodyTracker
-	ball ballFilter
-	loc  *localiser
-	obst obstacleTracker
+	cfg Config
+	rng *rand.Rand
+	pcg *rand.PCG // rng's source
+	// returns counts the returns from a penalty (they reseed pcg).
+	returns uint64
+	body    bodyTracker
+	ball    ballFilter
+	loc     *localiser
+	obst    obstacleTracker
 
 	// Inputs.
 	angles  *blackboard.Reader[hal.BodyAngles]
@@ -403,8 +406,9 @@ type Module struct {
 
 // New returns a perception module.
 func New(cfg Config) *Module {
-	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
-	m := &Module{cfg: cfg, rng: rng}
+	pcg := rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)
+	rng := rand.New(pcg)
+	m := &Module{cfg: cfg, pcg: pcg, rng: rng}
 	m.body.cfg = BodyConfig{FallAngle: cfg.FallAngle, BodySettings: cfg.Body}
 	m.ball.cfg = cfg.Ball
 	m.ball.odoTrans, m.ball.odoRot = cfg.Localisation.OdometryTransNoise, cfg.Localisation.OdometryRotNoise
@@ -518,7 +522,13 @@ func (m *Module) Tick(t hal.Tick) error {
 		m.obst.forget()
 	}
 	if m.penalised && !penalised {
-		m.loc.unlocalise(true)
+		// What the robot draws from here on depends on its seed and
+		// what it perceives after the penalty, not on how long it stood
+		// before it (a run repeats on another simulator whose robots
+		// joined in a different number of ticks).
+		m.returns++
+		m.pcg.Seed(m.cfg.Seed, m.cfg.Seed^0x9e3779b97f4a7c15^m.returns*0xbf58476d1ce4e5b9)
+		m.loc.returnFromPenalty()
 	}
 	m.penalised = penalised
 

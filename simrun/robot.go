@@ -54,6 +54,10 @@ type RobotConfig struct {
 	// LayDown called from another goroutine cannot promise.
 	LayDown   Fall
 	LayDownAt time.Duration
+	// NoiseEpoch, if set, is the backend's noise epoch
+	// (sim.Backend.SetNoiseEpoch): the noise the robot adds to what it is
+	// sent is drawn frame by frame from its seed and the time since.
+	NoiseEpoch func() (time.Duration, bool)
 }
 
 // Robot is one in-process robotd on the simulator.
@@ -120,6 +124,9 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 		return nil, fmt.Errorf("simrun: robot %s/%d: %w", rc.Team, rc.Player, err)
 	}
 	be.ShareTime(&w.clock)
+	if rc.NoiseEpoch != nil {
+		be.SetNoiseEpoch(rc.NoiseEpoch)
+	}
 	mc := robot.DefaultConfig()
 	if rc.Robot != nil {
 		mc = *rc.Robot

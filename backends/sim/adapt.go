@@ -86,12 +86,17 @@ func (a *Adapter) Reset() {
 	a.vision.Fresh = false
 }
 
+// noiseEpoch sets the server time (s) from which the added vision noise is
+// drawn frame by frame (NaN: none); see Backend.SetNoiseEpoch.
+func (a *Adapter) noiseEpoch(t float64) { a.vis.epoch = t }
+
 // Update absorbs one perceptor message.
 func (a *Adapter) Update(p *simspark.Perception) {
-	var hasGYR, hasACC, hasSee, hasHJ bool
+	var hasGYR, hasACC, hasSee, hasHJ, hasTime bool
 	for _, it := range p.Order {
 		switch it.Kind {
 		case simspark.KindTime:
+			hasTime = true
 			a.measureCycle(p.Time)
 			a.simTime = p.Time
 			a.times++
@@ -140,6 +145,9 @@ func (a *Adapter) Update(p *simspark.Perception) {
 		return
 	}
 	a.updateCamera(p)
+	if hasTime {
+		a.vis.reseed(p.Time)
+	}
 	a.vis.adapt(p, &a.cam, &a.vision, &a.sonar)
 	st := a.truth.ServerTime
 	groundTruth(p, &a.cam, a.simAngle[simspark.HJ1], &a.truth)

@@ -119,6 +119,7 @@ type Backend struct {
 	replyDue bool // a message awaits its reply
 
 	base   *TimeBase // shared with the other robots on the server, or nil
+	epoch  func() (time.Duration, bool)
 	seq    uint64
 	offset time.Duration // connected: tick time = sim time + offset
 	pace   *pacing.Pacer // the link's state and the ticks' wall-time pacing
@@ -227,6 +228,16 @@ func (tb *TimeBase) Fix(off time.Duration) {
 	defer tb.mu.Unlock()
 	tb.set, tb.off = true, off
 }
+
+// SetNoiseEpoch makes the noise the backend adds to the server's
+// observations (VisionConfig.NoiseDistance, NoiseAngleDeg) a function of
+// its seed and each frame's time since the epoch, from the epoch on: the
+// tick time that epoch returns once it knows it (ok). Two runs whose
+// robots share a seed and an epoch then draw the same noise at the same
+// moments of play on any server (common random numbers), however many
+// frames came before. Call it before Start; epoch runs in the robot's
+// tick.
+func (b *Backend) SetNoiseEpoch(epoch func() (time.Duration, bool)) { b.epoch = epoch }
 
 // ShareTime makes the backend's tick time follow tb (see TimeBase). Call
 // it before the first Next.
@@ -472,6 +483,12 @@ func (b *Backend) connectedTick() hal.Tick {
 	}
 	if b.pace.Recover() {
 		b.log.Debug("the simulator is back", "addr", b.addr)
+	}
+	b.a.noiseEpoch(math.NaN())
+	if b.epoch != nil && !first {
+		if ep, ok := b.epoch(); ok {
+			b.a.noiseEpoch((ep - b.offset).Seconds())
+		}
 	}
 	b.a.Update(&b.p)
 	b.replyDue = true

@@ -2,7 +2,9 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
@@ -210,8 +212,14 @@ func TestVisionHeadsweep(t *testing.T) {
 // headDeg, and a See block with the given items.
 func see(t *testing.T, headDeg float64, items string) *simspark.Perception {
 	t.Helper()
+	return seeAt(t, 1, headDeg, items)
+}
+
+// seeAt is see at server time now (s).
+func seeAt(t *testing.T, now, headDeg float64, items string) *simspark.Perception {
+	t.Helper()
 	var p simspark.Perception
-	msg := "(time (now 1.00))(GYR (n torso) (rt 0 0 0))(ACC (n torso) (a 0 0 9.81))(HJ (n hj1) (ax " + ftoa(headDeg) + "))(HJ (n hj2) (ax 0))"
+	msg := "(time (now " + strconv.FormatFloat(now, 'f', 2, 64) + "))(GYR (n torso) (rt 0 0 0))(ACC (n torso) (a 0 0 9.81))(HJ (n hj1) (ax " + ftoa(headDeg) + "))(HJ (n hj2) (ax 0))"
 	for _, j := range simJoints[2:] {
 		msg += "(HJ (n " + j.PerceptorName() + ") (ax 0))"
 	}
@@ -365,6 +373,64 @@ func TestVisionNoise(t *testing.T) {
 		if math.Abs(d-2) > 1e-6 {
 			t.Fatalf("noise off: distance %v, want exactly 2", d)
 		}
+	}
+}
+
+func TestVisionNoiseEpoch(t *testing.T) {
+	// From the epoch on, a frame's noise depends on the seed and its time
+	// since the epoch alone: not on the frames before, nor on the
+	// server's clock.
+	cfg := DefaultConfig()
+	cfg.Vision.NoiseDistance, cfg.Vision.NoiseAngleDeg, cfg.Vision.Seed = 0.05, 1, 7
+	cfg.Vision.ReliableBallDistance = 10
+	item := "(B " + pol(2, 0, 0.05, 0) + ")"
+	// run feeds frames every 20 ms from server time from until the epoch
+	// and 25 frames after it, and returns the distances seen from the
+	// epoch on.
+	run := func(from, epoch float64, withEpoch bool) []float64 {
+		a := NewAdapter(cfg)
+		var out []float64
+		for k := 0; ; k++ {
+			now := from + 0.02*float64(k)
+			if now >= epoch+0.5-1e-9 {
+				return out
+			}
+			if withEpoch {
+				a.noiseEpoch(epoch)
+			}
+			a.Update(seeAt(t, now, 0, item))
+			var v hal.Vision
+			a.ReadVision(&v)
+			if v.N != 1 {
+				t.Fatalf("frame at %.2f s: %d observations, want the ball", now, v.N)
+			}
+			if now >= epoch-1e-9 {
+				out = append(out, float64(v.Obs[0].Distance))
+			}
+		}
+	}
+	a := run(10, 10.5, true)
+	for _, tc := range []struct {
+		name        string
+		from, epoch float64
+	}{
+		{"fewer frames before", 10.3, 10.5},
+		{"another clock", 123.1, 123.5},
+	} {
+		b := run(tc.from, tc.epoch, true)
+		if !slices.Equal(a, b) {
+			t.Errorf("%s: distances from the epoch on %v, want %v", tc.name, b, a)
+		}
+	}
+	if c := run(10.3, 10.5, false); slices.Equal(a[1:], c[1:]) {
+		t.Errorf("without an epoch, fewer frames before gave the same noise: %v", c)
+	}
+	spread := 0.0
+	for _, d := range a {
+		spread = max(spread, math.Abs(d-2))
+	}
+	if spread == 0 {
+		t.Errorf("distances %v: no noise", a)
 	}
 }
 

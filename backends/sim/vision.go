@@ -37,8 +37,13 @@ const (
 // while its distances are good to about 3 %, so the distance, not the
 // vertical angle, fixes how far away a thing is.
 type visionAdapter struct {
-	cfg      VisionConfig
-	rng      *rand.Rand
+	cfg VisionConfig
+	pcg *rand.PCG
+	rng *rand.Rand // draws from pcg
+	// epoch is the server time (s) from which the added noise is drawn
+	// frame by frame (see Backend.SetNoiseEpoch); NaN: none, the noise is
+	// one stream from the seed.
+	epoch    float64
 	team     []byte // our team name
 	unum     int    // our player number
 	left     bool   // our team plays on the left
@@ -47,8 +52,9 @@ type visionAdapter struct {
 }
 
 func newVisionAdapter(cfg VisionConfig, team string, unum int) visionAdapter {
+	pcg := rand.NewPCG(cfg.Seed, noiseStream)
 	return visionAdapter{
-		cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5eed5eed)),
+		cfg: cfg, pcg: pcg, rng: rand.New(pcg), epoch: math.NaN(),
 		team: []byte(team), unum: unum, left: true,
 		halfFOV: cfg.FOVDeg / 2 * deg, halfCone: cfg.SonarConeDeg / 2 * deg,
 	}
@@ -141,6 +147,20 @@ func (va *visionAdapter) sonarEcho(s *hal.Sonar, p hal.Vec2) {
 	if b <= va.halfCone/3 && (!s.RightValid || m < s.Right) {
 		s.Right, s.RightValid = m, true
 	}
+}
+
+// noiseStream is the second word of the added noise's PCG seed.
+const noiseStream = 0x5eed5eed
+
+// reseed makes the added noise of a frame at server time now (s) a
+// function of the seed and the frame's time since the epoch alone, once
+// the epoch has come: not of the frames before it.
+func (va *visionAdapter) reseed(now float64) {
+	if math.IsNaN(va.epoch) || now < va.epoch {
+		return
+	}
+	ms := uint64(math.Round((now - va.epoch) * 1000))
+	va.pcg.Seed(va.cfg.Seed, noiseStream^(ms*0x9e3779b97f4a7c15))
 }
 
 // adapt fills v and sonar from p's See block, seen from cam. Observations

@@ -211,7 +211,7 @@ type campaignFlags struct {
 	limit, penalised, sample *time.Duration
 	found, reliable          *float64
 	seed, simSeed            *uint64
-	physics                  *string
+	physics, noise           *string
 	vision                   *string
 }
 
@@ -234,6 +234,7 @@ func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
 	f.sample = fs.Duration("sample", 0, "trajectory sampling interval (default 500ms)")
 	f.seed = fs.Uint64("seed", 0, "the campaign's seed (default 1)")
 	f.simSeed = fs.Uint64("sim-seed", 0, "mixed into each trial's embedded simulator seed (its vision noise) and nothing else: a campaign that differs from another only in it measures the noise floor of a paired comparison (default 0: none)")
+	f.noise = fs.String("noise", "", "who draws the vision noise: server (the simulator, the default) or robot (each robot, seeded by the trial: the same noise on two simulators, so a paired comparison shows their own differences; the embedded simulator then adds none, and an attached server must run with its vision noise off)")
 	f.physics = fs.String("physics", "", "the embedded simulator's world model: ode (the default: rcssserver3d's dynamics; a build with -tags ode) or kinematic (quick, but its find rates and times differ from the physics mode's: it judges no strategy)")
 	f.vision = fs.String("vision", "", "where the robots' vision comes from: server (the simulator's detected observations, the default) or rendered (camera images rendered from the scene, seen through robotd's own vision pipeline); the same as -set sim.vision.source=…")
 	return f
@@ -325,6 +326,9 @@ func (f *campaignFlags) config() (findball.Config, error) {
 	}
 	if set["physics"] {
 		cfg.Physics = *f.physics
+	}
+	if set["noise"] {
+		cfg.Noise = *f.noise
 	}
 	if set["sim-seed"] {
 		cfg.SimSeed = *f.simSeed
@@ -526,7 +530,11 @@ func reportWith(ctx context.Context, st *findball.Store, with []string, out stri
 		if err != nil {
 			robot = err.Error()
 		}
-		notes = append(notes, fmt.Sprintf("%s: strategies %v, team-message loss %g, play on %v, robot configuration %s, physics %s", path, names(c.Strategies), c.Network.Loss, c.PlayOn, robot, physics))
+		noise := c.Noise
+		if noise == "" {
+			noise = findball.NoiseServer
+		}
+		notes = append(notes, fmt.Sprintf("%s: strategies %v, team-message loss %g, play on %v, robot configuration %s, physics %s, vision noise drawn by the %s", path, names(c.Strategies), c.Network.Loss, c.PlayOn, robot, physics, noise))
 	}
 	note(st.Path(), &cfg)
 	for _, path := range with {

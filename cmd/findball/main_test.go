@@ -73,6 +73,12 @@ func TestPrintConfig(t *testing.T) {
 			}
 		}},
 		{name: "unknown physics", args: []string{"-physics", "bullet"}, err: "physics"},
+		{name: "noise drawn by the robots", args: []string{"-noise", "robot"}, check: func(t *testing.T, c findball.Config) {
+			if c.Noise != findball.NoiseRobot {
+				t.Errorf("noise %q, want %q", c.Noise, findball.NoiseRobot)
+			}
+		}},
+		{name: "unknown noise", args: []string{"-noise", "loud"}, err: "noise"},
 		{name: "simulator seed", args: []string{"-sim-seed", "7"}, check: func(t *testing.T, c findball.Config) {
 			if c.SimSeed != 7 || c.Seed != findball.DefaultConfig().Seed {
 				t.Errorf("simulator seed %d, seed %d; want 7 and the default", c.SimSeed, c.Seed)

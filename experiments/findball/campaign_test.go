@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -137,6 +138,7 @@ func TestCampaigns(t *testing.T) {
 	t.Run("group", func(t *testing.T) {
 		t.Run("KillAndResume", testKillAndResume)
 		t.Run("ShardsMerge", testShardsMerge)
+		t.Run("RobotNoise", testRobotNoise)
 	})
 }
 
@@ -434,5 +436,37 @@ func TestPhysicsNeedsODE(t *testing.T) {
 	}
 	if DefaultConfig().Physics != simserver.PhysicsODE {
 		t.Errorf("default physics %q, want %q", DefaultConfig().Physics, simserver.PhysicsODE)
+	}
+}
+
+// testRobotNoise: with the robots drawing the vision noise (Config.Noise),
+// the simulator's seed changes nothing a trial records; with the
+// simulator drawing it, it does.
+func testRobotNoise(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	samples := func(noise string, simSeed uint64) []string {
+		cfg := quickConfig(1, 1)
+		cfg.Noise, cfg.SimSeed = noise, simSeed
+		st, err := Open(ctx, filepath.Join(dir, fmt.Sprintf("%s-%d.db", noise, simSeed)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if _, err := Run(ctx, &cfg, st, Options{Parallel: 2, Log: testLog(t)}); err != nil {
+			t.Fatal(err)
+		}
+		_, s := dump(t, st)
+		if len(s) == 0 {
+			t.Fatalf("noise by the %s, simulator seed %d: no samples", noise, simSeed)
+		}
+		return s
+	}
+	if a, b := samples(NoiseRobot, 0), samples(NoiseRobot, 5); !slices.Equal(a, b) {
+		t.Errorf("noise drawn by the robots: the simulator's seed changed the samples")
+	}
+	if a, b := samples(NoiseServer, 0), samples(NoiseServer, 5); slices.Equal(a, b) {
+		t.Errorf("noise drawn by the simulator: its seed changed no sample")
 	}
 }

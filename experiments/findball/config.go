@@ -71,9 +71,11 @@ type Config struct {
 	// the vision adapter drops balls beyond it and the 2017 search sizes
 	// its grid from it.
 	ReliableDistance float64 `json:"reliable_distance"`
-	// Penalised is how long the robots stand penalised at their starts
-	// (standing up, localising) before the ball is placed and they are
-	// unpenalised, in simulation time.
+	// Penalised is how long, at least, the robots stand penalised at
+	// their starts (standing up) before they are unpenalised, in
+	// simulation time: play starts at the next multiple of the robots'
+	// role allocation period after it (on every simulator at the same
+	// phase of their epochs), and the ball is placed a second before.
 	Penalised config.Duration `json:"penalised"`
 	// Sample is the interval of the recorded trajectories.
 	Sample config.Duration `json:"sample"`
@@ -109,7 +111,31 @@ type Config struct {
 	// least a paired comparison with another simulator, whose noise is
 	// its own (a real server's), can show. An attached server ignores it.
 	SimSeed uint64 `json:"sim_seed,omitempty"`
+	// Noise says who draws the vision noise: the simulator ("" or
+	// NoiseServer: the SPL fork's RestrictedVisionPerceptor, and the
+	// embedded simulator's model of it) or the robots (NoiseRobot: each
+	// robot adds noise of the same size to what it is sent, seeded by the
+	// trial and its player number, and the embedded simulator adds none).
+	// With NoiseRobot the trials on two simulators draw the same noise
+	// (common random numbers), so their paired differences are the
+	// simulators' own; an attached server must then run with its vision
+	// perceptor's noise off (docs/findball.md).
+	Noise string `json:"noise,omitempty"`
 }
+
+// Who draws the vision noise (Config.Noise).
+const (
+	NoiseServer = "server"
+	NoiseRobot  = "robot"
+)
+
+// The SPL fork's vision noise (naoneckhead.rsg: setNoiseParams 3.000
+// 3.1225 3.1480 …): σ 3 % of the distance, 3.1225° and 3.1480° on the
+// two angles; a robot's noise (NoiseRobot) takes their mean for both.
+const (
+	forkNoiseDistance = 0.03
+	forkNoiseAngleDeg = (3.1225 + 3.1480) / 2
+)
 
 // ThesisBalls is the thesis' table 5.2 (metres).
 var ThesisBalls = []Point{
@@ -265,6 +291,8 @@ func (c *Config) Validate() error {
 		bad("team %d outside 1..255", c.Team)
 	case c.Physics != "" && c.Physics != simserver.PhysicsKinematic && c.Physics != simserver.PhysicsODE:
 		bad("physics %q: want %q or %q", c.Physics, simserver.PhysicsKinematic, simserver.PhysicsODE)
+	case c.Noise != "" && c.Noise != NoiseServer && c.Noise != NoiseRobot:
+		bad("noise %q: want %q or %q", c.Noise, NoiseServer, NoiseRobot)
 	}
 	if _, err := teamcomm.NewBus(c.Network); err != nil {
 		bad("network: %w", err)

@@ -120,6 +120,19 @@ func simSeed(seed, mix uint64) uint64 {
 	return s
 }
 
+// onGrid returns the first multiple of grid at or after t (t itself when
+// grid is not positive). A trial starts on the grid of the robots' role
+// allocation epochs (roles.Config.Period, on the team clock, which is
+// their tick time when they share a server): so play starts at the same
+// phase of them on every simulator, however long the robots took to
+// join.
+func onGrid(t, grid time.Duration) time.Duration {
+	if grid <= 0 {
+		return t
+	}
+	return (t + grid - 1) / grid * grid
+}
+
 // placeLead is how long before the start the trainer places the ball:
 // a second, or half the penalised time if that is shorter. The robots are
 // penalised then, and a penalised robot takes no ball (package
@@ -175,6 +188,7 @@ func (e *trialEnv) run(ctx context.Context, t Trial, target *simrun.Target) (res
 	if target == nil {
 		sc := simserver.DefaultConfig()
 		sc.Seed, sc.Cycle = simSeed(t.Seed, cfg.SimSeed), cycle
+		sc.NoVisionNoise = cfg.Noise == NoiseRobot
 		if cfg.Physics != "" {
 			sc.Physics = cfg.Physics
 		}
@@ -230,6 +244,9 @@ func (e *trialEnv) run(ctx context.Context, t Trial, target *simrun.Target) (res
 		robot.Identify(&rc.Config, cfg.Team, st.Player)
 		rc.Perception.Seed = subSeed(t.Seed, 10+st.Player)
 		rc.Sim.Vision.Seed = subSeed(t.Seed, 100+st.Player)
+		if cfg.Noise == NoiseRobot {
+			rc.Sim.Vision.NoiseDistance, rc.Sim.Vision.NoiseAngleDeg = forkNoiseDistance, forkNoiseAngleDeg
+		}
 		sc := simgate.SyncConfig(rc.Sim, 100*time.Millisecond)
 		if g == nil {
 			sc = simgate.Attached(sc)
@@ -247,7 +264,11 @@ func (e *trialEnv) run(ctx context.Context, t Trial, target *simrun.Target) (res
 		mc := rc.Config
 		_, err := w.AddRobot(simrun.RobotConfig{Team: "robotd", Player: st.Player, Beam: sim.Beam{X: st.X, Y: st.Y, Deg: st.Deg},
 			Robot: &mc, Sim: &sc, NoConnectWait: true, // join waits, holding the simulator
-			Observe: func(b *blackboard.Board) error { view.board = b; return nil },
+			// The noise a robot adds (Config.Noise) is drawn from the
+			// trial's start on, frame by frame: the same on every
+			// simulator, whatever ran before the start.
+			NoiseEpoch: func() (time.Duration, bool) { s := start.Load(); return time.Duration(s), s != notYet },
+			Observe:    func(b *blackboard.Board) error { view.board = b; return nil },
 			Modules: func(c *robot.Config) []runner.Module {
 				return append(append(robot.Modules(c), robot.TeamModules(c, ep, view, nil, nil)...), pr)
 			}})
@@ -264,9 +285,10 @@ func (e *trialEnv) run(ctx context.Context, t Trial, target *simrun.Target) (res
 	// robots are unpenalised.
 	var t0 time.Duration
 	lead := placeLead(cfg.Penalised.D())
+	grid := base.Config.Behaviour.Roles.Period.D()
 	if g != nil {
 		now := time.Duration(math.Round(g.LastTime(0)*1000)) * time.Millisecond
-		t0 = now + cfg.Penalised.D()
+		t0 = onGrid(now+cfg.Penalised.D(), grid)
 		start.Store(int64(t0))
 		g.Hold((t0 - lead - cycle/2).Seconds())
 		if err := g.WaitHeld(ctx); err != nil {
@@ -285,7 +307,7 @@ func (e *trialEnv) run(ctx context.Context, t Trial, target *simrun.Target) (res
 		for _, p := range probes {
 			now = max(now, p.state().last)
 		}
-		t0 = now + cfg.Penalised.D()
+		t0 = onGrid(now+cfg.Penalised.D(), grid)
 		start.Store(int64(t0))
 		if err := e.waitAll(ctx, probes, poke, func(s probeState) bool { return s.last >= t0-lead-2*cycle }); err != nil {
 			return res, stalled(err, fmt.Errorf("experiment: trial %s: %w", where, err))

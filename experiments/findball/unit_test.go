@@ -752,3 +752,19 @@ func TestProbeFalls(t *testing.T) {
 		t.Errorf("samples' fallen %v, want %v", fallen, want)
 	}
 }
+
+func TestOnGrid(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct{ t, grid, want time.Duration }{
+		{3040 * ms, 5500 * ms, 5500 * ms},
+		{4270 * ms, 5500 * ms, 5500 * ms},
+		{5500 * ms, 5500 * ms, 5500 * ms},
+		{5501 * ms, 5500 * ms, 11000 * ms},
+		{0, 5500 * ms, 0},
+		{3040 * ms, 0, 3040 * ms},
+	} {
+		if got := onGrid(tc.t, tc.grid); got != tc.want {
+			t.Errorf("onGrid(%v, %v) = %v, want %v", tc.t, tc.grid, got, tc.want)
+		}
+	}
+}

@@ -19,6 +19,28 @@ import (
 	"github.com/robotd/robotd/runner"
 )
 
+// JoinHandshake is how long a robot joining an attached rcssserver3d in
+// sync mode waits for its first message before it connects again:
+// shorter than the read timeout of the robots already there (AddRobot's
+// default 10 s; findball's 30 s), so that they wait for the server without
+// ticking.
+//
+// The server can deadlock on a joining agent. It creates the agent's
+// AgentAspect when it accepts the connection and, from the agent's fifth
+// cycle on, waits for its (syn) before every step
+// (AgentAspect::IsSynced, oxygen/agentaspect/agentaspect.cpp). It builds
+// the agent's body from its scene message only in a step's physics
+// update (SceneEffector::PrePhysicsUpdateInternal), and sends nothing to
+// an agent without perceptors (AgentControl::EndCycle). So if the scene
+// message arrives more than four cycles after the accept (the other
+// robots keep it cycling fast), the server waits for a (syn) that the
+// agent sends only in answer to its first message, and every robot on it
+// stands still until the agent's connection closes. Measured on the UNSW
+// fork, sync mode, two to four find-ball campaigns at once (load average
+// 4–9): in 10 of 573 trials; the first message came after 2.0–2.1 s to a
+// trial's first robot and after 20 ms to 1 s to the others otherwise.
+const JoinHandshake = 8 * time.Second
+
 // RobotConfig configures one in-process robot.
 type RobotConfig struct {
 	// Team is the SimSpark team name; the first team to connect plays on
@@ -99,7 +121,7 @@ func (w *World) AddRobot(rc RobotConfig) (*Robot, error) {
 	sc := sim.DefaultConfig()
 	sc.ReadTimeout = config.Duration(10 * time.Second)
 	sc.DeadTimeout = config.Duration(20 * time.Second)
-	sc.HandshakeTimeout = config.Duration(20 * time.Second)
+	sc.HandshakeTimeout = config.Duration(JoinHandshake)
 	if rc.Sim != nil {
 		sc = *rc.Sim
 	}

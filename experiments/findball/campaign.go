@@ -49,7 +49,7 @@ type Options struct {
 	ReadTimeout time.Duration
 	// HandshakeTimeout, if positive, is how long a robot joining an
 	// attached server waits for its first message before it connects
-	// again (simgate.AttachedHandshake by default).
+	// again (simrun.JoinHandshake by default).
 	HandshakeTimeout time.Duration
 	// Log receives the campaign's progress, SimLog the simulators' and
 	// robots' logs; nil discards.

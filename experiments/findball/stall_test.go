@@ -327,7 +327,7 @@ func TestProbeIdleBeforeFirstMessage(t *testing.T) {
 
 // joinDeadlockProxy is a TCP proxy in front of a simulator's agent port
 // that does what rcssserver3d does when a joining agent's scene message
-// comes too late (simgate.AttachedHandshake): on the connection numbered
+// comes too late (simrun.JoinHandshake): on the connection numbered
 // deadConn (1-based, in accept order) it sends nothing, and every other
 // connection gets no frame from the server either, until the robot closes
 // that connection.

@@ -80,32 +80,13 @@ func SyncConfig(c sim.Config, period time.Duration) sim.Config {
 	return c
 }
 
-// AttachedHandshake is how long a robot joining an attached rcssserver3d
-// in sync mode waits for its first message before it connects again.
-//
-// The server can deadlock on a joining agent. It creates the agent's
-// AgentAspect when it accepts the connection and, from the agent's fifth
-// cycle on, waits for its (syn) before every step
-// (AgentAspect::IsSynced, oxygen/agentaspect/agentaspect.cpp). It builds
-// the agent's body from its scene message only in a step's physics
-// update (SceneEffector::PrePhysicsUpdateInternal), and sends nothing to
-// an agent without perceptors (AgentControl::EndCycle). So if the scene
-// message arrives more than four cycles after the accept (the other
-// robots keep it cycling fast), the server waits for a (syn) that the
-// agent sends only in answer to its first message, and every robot on it
-// stands still until the agent's connection closes. Measured on the UNSW
-// fork, sync mode, two to four find-ball campaigns at once (load average
-// 4–9): in 10 of 573 trials; the first message came after 2.0–2.1 s to a
-// trial's first robot and after 20 ms to 1 s to the others otherwise.
-const AttachedHandshake = 10 * time.Second
-
 // Attached adapts a SyncConfig for a robot on an attached server: the
-// handshake timeout is AttachedHandshake, so that a joining robot the
+// handshake timeout is simrun.JoinHandshake, so that a joining robot the
 // server deadlocked on connects again after it (the other robots wait for
 // the server meanwhile, shorter than their read timeout: no tick without
 // it) instead of after a minute.
 func Attached(c sim.Config) sim.Config {
-	c.HandshakeTimeout = config.Duration(AttachedHandshake)
+	c.HandshakeTimeout = config.Duration(simrun.JoinHandshake)
 	return c
 }
 

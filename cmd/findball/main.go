@@ -230,7 +230,7 @@ func addCampaignFlags(fs *flag.FlagSet) *campaignFlags {
 	f.limit = fs.Duration("limit", 0, "time limit of a trial, simulation time (default 3m0s)")
 	f.found = fs.Float64("found-distance", 0, "found when a robot sees the ball within this distance, m (default 0.3)")
 	f.reliable = fs.Float64("reliable-distance", 0, "the reliable ball detection distance, m (default 2.5)")
-	f.penalised = fs.Duration("penalised", 0, "how long the robots stand penalised before each trial, simulation time (default 3s)")
+	f.penalised = fs.Duration("penalised", 0, "how long, at least, the robots stand penalised before each trial, simulation time (default 3s; play starts at the next multiple of the role allocation period)")
 	f.sample = fs.Duration("sample", 0, "trajectory sampling interval (default 500ms)")
 	f.seed = fs.Uint64("seed", 0, "the campaign's seed (default 1)")
 	f.simSeed = fs.Uint64("sim-seed", 0, "mixed into each trial's embedded simulator seed (its vision noise) and nothing else: a campaign that differs from another only in it measures the noise floor of a paired comparison (default 0: none)")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/robotd/robotd/config"
 	"github.com/robotd/robotd/internal/leaktest"
-	"github.com/robotd/robotd/proto/simspark"
 	"github.com/robotd/robotd/simrun"
 	"github.com/robotd/robotd/simserver"
 )
@@ -63,12 +63,15 @@ func (s *servedSim) Close(t *testing.T) {
 // process would: once a trainer has placed the ball through it (play
 // starts) and its first agent connection has relayed after more frames
 // from the server (mid-trial), it closes both ports and every
-// connection, and refuses connections from then on.
+// connection, and refuses connections from then on. With dropBall the
+// trainer's ball placements never reach the server.
 type dyingProxy struct {
 	agent, trainer net.Listener
 	to             simrun.Target
 	after          int
-	placed         atomic.Bool // a trainer sent a ball placement
+	dropBall       bool
+	placed         atomic.Bool  // a trainer sent a ball placement
+	dropped        atomic.Int32 // ball placements dropped
 
 	wg    sync.WaitGroup
 	mu    sync.Mutex
@@ -78,9 +81,9 @@ type dyingProxy struct {
 	died  chan struct{}
 }
 
-func newDyingProxy(t *testing.T, to simrun.Target, after int) *dyingProxy {
+func newDyingProxy(t *testing.T, to simrun.Target, after int, dropBall bool) *dyingProxy {
 	t.Helper()
-	p := &dyingProxy{to: to, after: after, died: make(chan struct{})}
+	p := &dyingProxy{to: to, after: after, dropBall: dropBall, died: make(chan struct{})}
 	var err error
 	if p.agent, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 		t.Fatal(err)
@@ -126,10 +129,16 @@ func (p *dyingProxy) accept(ln net.Listener, to string, agent bool) {
 			if agent {
 				io.Copy(s, c)
 			} else {
-				relayFrames(s, c, func(int) bool { return true }, func(cmd []byte) {
-					if bytes.HasPrefix(cmd, []byte("(ball")) {
-						p.placed.Store(true)
+				relayFrames(s, c, func(int) bool { return true }, func(cmd []byte) bool {
+					if !bytes.HasPrefix(cmd, []byte("(ball")) {
+						return true
 					}
+					p.placed.Store(true)
+					if p.dropBall {
+						p.dropped.Add(1)
+						return false
+					}
+					return true
 				})
 			}
 			s.Close()
@@ -302,7 +311,7 @@ func TestCampaignOnServers(t *testing.T) {
 				// would meet in its scene.
 				c := serveSim(t)
 				defer c.Close(t)
-				px = newDyingProxy(t, c.target(), 50)
+				px = newDyingProxy(t, c.target(), 50, false)
 				defer px.Close()
 				targets = append(targets, px.target())
 			}
@@ -411,7 +420,7 @@ func TestCampaignOnServers(t *testing.T) {
 }
 
 // TestMisplacedBallIsNotStored: a trainer's ball placement that never
-// reaches the server (a proxy in front of its monitor port drops it)
+// reaches the server (a proxy in front of it drops it)
 // leaves the ball where it was; the trial fails, saying where the ball
 // lay at the start, and nothing is stored.
 func TestMisplacedBallIsNotStored(t *testing.T) {
@@ -420,62 +429,8 @@ func TestMisplacedBallIsNotStored(t *testing.T) {
 	defer cancel()
 	s := serveSim(t)
 	defer s.Close(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	dropped := atomic.Int32{}
-	wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			srv, err := net.Dial("tcp", s.target().Trainer)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, c, srv)
-			mu.Unlock()
-			wg.Go(func() {
-				defer srv.Close()
-				fr := simspark.NewFrameReader(c, 1<<20)
-				var buf []byte
-				for {
-					cmd, err := fr.Next()
-					if err != nil {
-						return
-					}
-					if bytes.HasPrefix(cmd, []byte("(ball")) {
-						dropped.Add(1)
-						continue
-					}
-					buf = simspark.AppendFrame(buf[:0], cmd)
-					if _, err := srv.Write(buf); err != nil {
-						return
-					}
-				}
-			})
-			wg.Go(func() {
-				defer c.Close()
-				io.Copy(c, srv)
-			})
-		}
-	})
-	defer func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	}()
+	px := newDyingProxy(t, s.target(), math.MaxInt, true) // never dies
+	defer px.Close()
 
 	cfg := serversConfig()
 	cfg.Balls = cfg.Balls[:1]
@@ -485,12 +440,11 @@ func TestMisplacedBallIsNotStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	target := simrun.Target{Agent: s.target().Agent, Trainer: ln.Addr().String()}
-	_, err = Run(ctx, &cfg, st, Options{Targets: []simrun.Target{target}, Retries: -1, Log: testLog(t)})
+	_, err = Run(ctx, &cfg, st, Options{Targets: []simrun.Target{px.target()}, Retries: -1, Log: testLog(t)})
 	if err == nil || !strings.Contains(err.Error(), "not at its place") {
 		t.Fatalf("campaign error %v, want one saying the ball was not at its place", err)
 	}
-	if dropped.Load() == 0 {
+	if px.dropped.Load() == 0 {
 		t.Fatal("the proxy dropped no ball placement")
 	}
 	if got := outcomes(t, st); len(got) != 0 {

@@ -123,9 +123,9 @@ func (p *pauseProxy) pause(n, frames int) bool {
 
 // relayFrames copies SimSpark frames (proto/simspark's framing) from s
 // to c until either side fails or before, called with the number of
-// frames relayed so far, returns false; seen, if not nil, is shown each
-// frame's payload before it goes on.
-func relayFrames(c, s net.Conn, before func(frames int) bool, seen func(payload []byte)) {
+// frames read so far, returns false; keep, if not nil, is shown each
+// frame's payload and says whether it goes on (else it is dropped).
+func relayFrames(c, s net.Conn, before func(frames int) bool, keep func(payload []byte) bool) {
 	fr := simspark.NewFrameReader(s, 1<<20)
 	var buf []byte
 	for frames := 0; before(frames); frames++ {
@@ -133,8 +133,8 @@ func relayFrames(c, s net.Conn, before func(frames int) bool, seen func(payload 
 		if err != nil {
 			return
 		}
-		if seen != nil {
-			seen(payload)
+		if keep != nil && !keep(payload) {
+			continue
 		}
 		buf = simspark.AppendFrame(buf[:0], payload)
 		if _, err := c.Write(buf); err != nil {

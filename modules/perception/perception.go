@@ -344,8 +344,7 @@ const maxDt = 0.5
 // Module is the perception module.
 type Module struct {
 	cfg Config
-	rng *rand.Rand
-	pcg *rand.PCG // rng's source
+	pcg *rand.PCG // the source of the localiser's random draws
 	// returns counts the returns from a penalty (they reseed pcg).
 	returns uint64
 	body    bodyTracker
@@ -408,7 +407,7 @@ type Module struct {
 func New(cfg Config) *Module {
 	pcg := rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)
 	rng := rand.New(pcg)
-	m := &Module{cfg: cfg, pcg: pcg, rng: rng}
+	m := &Module{cfg: cfg, pcg: pcg}
 	m.body.cfg = BodyConfig{FallAngle: cfg.FallAngle, BodySettings: cfg.Body}
 	m.ball.cfg = cfg.Ball
 	m.ball.odoTrans, m.ball.odoRot = cfg.Localisation.OdometryTransNoise, cfg.Localisation.OdometryRotNoise

@@ -1,14 +1,15 @@
 // Command simmeasure measures robotd's motion on a SimSpark server from the
 // server's ground truth (the fork's mypos/myorien and ballpos as the
 // robot receives them): forward walking speed, falls and heading drift per
-// requested speed, sideways walking and turning on the spot, get-ups from
+// requested speed, sideways walking and turning on the spot, the onset of
+// a turn asked of a walking robot, get-ups from
 // the front, the back and either side, kick distance and direction, and the head
 // scan's peak yaw speed. Each run is one in-process robot (robotd's
 // perception and motion with a scripted request) on robotd's embedded
 // simulator, or on the server ROBOTD_SIMSPARK names
 // ("agent-host:port,trainer-host:port"; start it in sync mode).
 //
-//	simmeasure [-what walk,side,getup,kick,head] [-runs N] [-speeds 0.1,0.2] [-walk 14s]
+//	simmeasure [-what walk,side,turn,getup,kick,head] [-runs N] [-speeds 0.1,0.2] [-walk 14s]
 //	           [-getup front,back,left,right] [-against 0.3] [-laystep 7ms] [-config JSON] [-trace DIR]
 //
 // It prints one line per run and a summary per measurement; -trace writes
@@ -34,6 +35,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,7 +115,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	steps := []struct {
 		name string
 		fn   func(context.Context, *options) error
-	}{{"walk", walkForward}, {"side", walkSideTurn}, {"getup", getUp}, {"kick", kick}, {"head", headScan}}
+	}{{"walk", walkForward}, {"side", walkSideTurn}, {"turn", turnOnset}, {"getup", getUp}, {"kick", kick}, {"head", headScan}}
 	for _, s := range steps {
 		if o.what[s.name] {
 			if err := s.fn(ctx, o); err != nil {
@@ -123,6 +125,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	return nil
 }
+
+// measurements are -what's names, in the order run measures them.
+var measurements = []string{"walk", "side", "turn", "getup", "kick", "head"}
 
 // Bounds of -against (m): closer than minAgainst the two robots' feet
 // overlap where they are beamed; farther than maxAgainst a falling robot
@@ -137,7 +142,7 @@ const (
 func parseArgs(args []string, out, usage io.Writer) (*options, error) {
 	fs := flag.NewFlagSet("simmeasure", flag.ContinueOnError)
 	fs.SetOutput(usage)
-	what := fs.String("what", "walk,side,getup,kick,head", "measurements, comma separated: walk, side, getup, kick, head")
+	what := fs.String("what", "walk,side,turn,getup,kick,head", "measurements, comma separated: "+strings.Join(measurements, ", "))
 	runs := fs.Int("runs", 3, "runs per measurement (and per speed)")
 	physics := fs.String("physics", simserver.PhysicsKinematic, "the embedded simulator's world model: kinematic, or ode (a build with -tags sim,ode)")
 	sides := fs.String("getup", "front,back", "which get-ups to measure, comma separated: front, back, left, right (the side of the commanded fall)")
@@ -173,7 +178,11 @@ func parseArgs(args []string, out, usage io.Writer) (*options, error) {
 		return nil, fmt.Errorf("-against: %v m is not 0 or within %v to %v m", a, minAgainst, maxAgainst)
 	}
 	for _, w := range strings.Split(*what, ",") {
-		o.what[strings.TrimSpace(w)] = true
+		w = strings.TrimSpace(w)
+		if !slices.Contains(measurements, w) {
+			return nil, fmt.Errorf("-what: %q is not one of %s", w, strings.Join(measurements, ", "))
+		}
+		o.what[w] = true
 	}
 	for _, s := range strings.Split(*speeds, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
@@ -550,6 +559,144 @@ func walkSideTurn(ctx context.Context, o *options) error {
 			fmt.Fprintf(o.out, "%s for %v: moved (%.3f, %.3f) m, turned %.1f°, %s\n", tc.name, walkFor, rel.X, rel.Y, dh*180/math.Pi, result)
 		}
 		fmt.Fprintf(o.out, "%s: %d falls in %d runs\n", tc.name, falls, o.runs)
+	}
+	return nil
+}
+
+// The turn onset's plan: the robot walks straight ahead at turnForward
+// for turnWalkFor (and run i for (i mod turnPhases)·turnPhase more), then is asked to turn at turnRate (the rate the
+// find-ball search asks of a robot turning towards a target) for
+// turnFor, walking on or with no forward speed.
+const (
+	turnForward = 0.25 // m/s
+	turnRate    = 0.8  // rad/s
+	turnWalkFor = 3 * time.Second
+	turnFor     = 2 * time.Second
+	// turnPhase delays run i's request by (i mod turnPhases)·turnPhase,
+	// so that the runs ask at different phases of the walk's steps
+	// (a step lasts 250 ms).
+	turnPhase  = 50 * time.Millisecond
+	turnPhases = 5
+	// turnOnsetDeg is the heading change that counts as the turn's onset.
+	turnOnsetDeg = 5
+)
+
+// turnMarks are the times after the turn request at which turnOnset
+// reports the heading change.
+var turnMarks = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond, 500 * time.Millisecond, time.Second, 2 * time.Second}
+
+// turnSince returns the ground truth's heading change (degrees, unwrapped)
+// at each of marks after data[0], the time from data[0] until it first
+// reached onset degrees in either direction (-1 if never), and whether
+// every sample had ground truth.
+func turnSince(data []sample, marks []time.Duration, onset float64) (at []float64, onsetAt time.Duration, ok bool) {
+	at = make([]float64, len(marks))
+	for i := range at {
+		at[i] = math.NaN()
+	}
+	onsetAt = -1
+	if len(data) == 0 {
+		return at, onsetAt, false
+	}
+	ok = true
+	var dh float64
+	m := 0
+	for i, s := range data {
+		if !s.gt.Valid {
+			ok = false
+		}
+		if i > 0 {
+			dh += math.Remainder(float64(s.gt.Pose.Heading-data[i-1].gt.Pose.Heading), 2*math.Pi) * 180 / math.Pi
+		}
+		since := s.t - data[0].t
+		for m < len(marks) && since >= marks[m] {
+			at[m] = dh
+			m++
+		}
+		if onsetAt < 0 && math.Abs(dh) >= onset {
+			onsetAt = since
+		}
+	}
+	return at, onsetAt, ok
+}
+
+// turnOnset measures how soon a walking robot turns when asked to: the
+// ground truth's heading change at turnMarks after the request, and the
+// time until it has turned turnOnsetDeg, for a turn either way while it
+// walks on and from the walk with no forward speed.
+func turnOnset(ctx context.Context, o *options) error {
+	type tcase struct {
+		name string
+		req  msg.WalkRequest
+	}
+	cases := []tcase{
+		{"walk, turn left", msg.WalkRequest{Forward: turnForward, Turn: turnRate}},
+		{"walk, turn right", msg.WalkRequest{Forward: turnForward, Turn: -turnRate}},
+		{"stop, turn left", msg.WalkRequest{Turn: turnRate}},
+		{"stop, turn right", msg.WalkRequest{Turn: -turnRate}},
+	}
+	fmt.Fprintf(o.out, "turn onset: walk %.2f m/s for %v, then turn %.1f rad/s for %v; heading change (°) after the request at %v\n", turnForward, turnWalkFor, turnRate, turnFor, turnMarks)
+	sums := make([][]float64, len(cases))
+	onsets := make([][]time.Duration, len(cases))
+	for ci, tc := range cases {
+		sums[ci] = make([]float64, len(turnMarks))
+		for run := range o.runs {
+			ask := settle + turnWalkFor + time.Duration(run%turnPhases)*turnPhase
+			ss, err := o.start(ctx, sim.Beam{X: -3, Y: 0, Deg: 0}, func(t time.Duration, _ *sample) msg.MotionRequest {
+				switch {
+				case t < settle || t >= ask+turnFor:
+					return msg.MotionRequest{Kind: msg.MotionStand}
+				case t < ask:
+					return msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: turnForward}}
+				}
+				return msg.MotionRequest{Kind: msg.MotionWalk, Walk: tc.req}
+			})
+			if err != nil {
+				return err
+			}
+			err = ss.wait(ctx, ask+turnFor+500*time.Millisecond)
+			data := ss.s.since(ask)
+			if cerr := ss.close(); err == nil {
+				err = cerr
+			}
+			if terr := o.writeTrace(tc.name, ss); err == nil {
+				err = terr
+			}
+			if err != nil {
+				return err
+			}
+			at, on, ok := turnSince(data, turnMarks, turnOnsetDeg)
+			if !ok {
+				return fmt.Errorf("%s: samples without ground truth", tc.name)
+			}
+			result := "upright"
+			if f, fell := firstFall(ss.s.since(settle)); fell {
+				result = fmt.Sprintf("FELL %v after %.1f s", f.body.Fall, (f.t - settle).Seconds())
+			}
+			var b strings.Builder
+			for i, a := range at {
+				fmt.Fprintf(&b, " %+.1f", a)
+				sums[ci][i] += a
+			}
+			onsets[ci] = append(onsets[ci], on)
+			fmt.Fprintf(o.out, "%s, asked at %v: heading%s, %v° after %v, %s\n", tc.name, ask-settle, b.String(), turnOnsetDeg, on, result)
+		}
+	}
+	fmt.Fprint(o.out, "| case |")
+	for _, m := range turnMarks {
+		fmt.Fprintf(o.out, " %v |", m)
+	}
+	fmt.Fprintf(o.out, " %v° after (each run) |\n|---|", turnOnsetDeg)
+	for range turnMarks {
+		fmt.Fprint(o.out, "---|")
+	}
+	fmt.Fprintln(o.out, "---|")
+	for ci, tc := range cases {
+		fmt.Fprintf(o.out, "| %s |", tc.name)
+		for _, s := range sums[ci] {
+			fmt.Fprintf(o.out, " %+.1f° |", s/float64(o.runs))
+		}
+		fmt.Fprintf(o.out, " %v |\n", onsets[ci])
 	}
 	return nil
 }

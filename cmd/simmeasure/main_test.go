@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -246,5 +247,139 @@ func TestStageBeam(t *testing.T) {
 	}
 	if s := stageBeam(b, b); s.X != b.X+stageDistance || s.Y != b.Y {
 		t.Errorf("a place on the measured robot: joins at %+v", s)
+	}
+}
+
+// TestParseArgsWhat: -what takes only the measurements' names.
+func TestParseArgsWhat(t *testing.T) {
+	for _, tc := range []struct {
+		what    string
+		want    []string
+		wantErr bool
+	}{
+		{what: "turn", want: []string{"turn"}},
+		{what: " walk , turn ", want: []string{"walk", "turn"}},
+		{what: "walk,side,turn,getup,kick,head", want: measurements},
+		{what: "turns", wantErr: true},
+		{what: "walk,", wantErr: true},
+		{what: "", wantErr: true},
+	} {
+		t.Run(tc.what, func(t *testing.T) {
+			o, err := parseArgs([]string{"-what", tc.what}, io.Discard, io.Discard)
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "-what") {
+					t.Fatalf("error %v; want one naming -what", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(o.what) != len(tc.want) {
+				t.Errorf("what %v; want %v", o.what, tc.want)
+			}
+			for _, w := range tc.want {
+				if !o.what[w] {
+					t.Errorf("what %v lacks %q", o.what, w)
+				}
+			}
+		})
+	}
+}
+
+// TestTurnSince: the heading change is unwrapped across ±180°, read at
+// the first sample at or after each mark, and the onset is the first
+// sample that has turned the onset angle either way.
+func TestTurnSince(t *testing.T) {
+	ramp := func(start, degPerTick float64, n int) []sample {
+		out := make([]sample, n)
+		for i := range out {
+			h := math.Remainder((start+degPerTick*float64(i))*math.Pi/180, 2*math.Pi)
+			out[i] = sample{t: 5*time.Second + time.Duration(i)*10*time.Millisecond}
+			out[i].gt.Valid = true
+			out[i].gt.Pose.Heading = hal.Radians(h)
+		}
+		return out
+	}
+	marks := []time.Duration{50 * time.Millisecond, 100 * time.Millisecond, 10 * time.Second}
+	for _, tc := range []struct {
+		name    string
+		data    []sample
+		want    []float64 // NaN: never reached
+		onsetAt time.Duration
+		ok      bool
+	}{
+		{name: "left across 180°", data: ramp(170, 1.5, 30), want: []float64{7.5, 15, math.NaN()}, onsetAt: 40 * time.Millisecond, ok: true},
+		{name: "right across -180°", data: ramp(-175, -2, 30), want: []float64{-10, -20, math.NaN()}, onsetAt: 30 * time.Millisecond, ok: true},
+		{name: "no turn", data: ramp(90, 0, 30), want: []float64{0, 0, math.NaN()}, onsetAt: -1, ok: true},
+		{name: "no samples", data: nil, want: []float64{math.NaN(), math.NaN(), math.NaN()}, onsetAt: -1, ok: false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			at, on, ok := turnSince(tc.data, marks, 5)
+			if ok != tc.ok || on != tc.onsetAt {
+				t.Errorf("onset %v, ok %v; want %v, %v", on, ok, tc.onsetAt, tc.ok)
+			}
+			for i := range marks {
+				if w := tc.want[i]; math.IsNaN(w) != math.IsNaN(at[i]) || !math.IsNaN(w) && math.Abs(at[i]-w) > 1e-6 {
+					t.Errorf("at %v: %v°; want %v°", marks[i], at[i], w)
+				}
+			}
+		})
+	}
+	bad := ramp(0, 1, 5)
+	bad[3].gt.Valid = false
+	if _, _, ok := turnSince(bad, marks, 5); ok {
+		t.Error("a sample without ground truth was not reported")
+	}
+}
+
+// TestTurnOnset: on the simulator (the embedded one, or the server
+// ROBOTD_SIMSPARK names) a walking robot asked to turn turns the asked
+// way, upright, and its summary has a row per case.
+func TestTurnOnset(t *testing.T) {
+	defer leaktest.Check(t)()
+	o, err := parseArgs([]string{"-what", "turn", "-runs", "1"}, io.Discard, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	o.out = &out
+	if err := turnOnset(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out.String())
+	for _, c := range []struct {
+		name string
+		sign float64
+	}{{"walk, turn left", 1}, {"walk, turn right", -1}, {"stop, turn left", 1}, {"stop, turn right", -1}} {
+		var row string
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(l, "| "+c.name+" |") {
+				row = l
+			}
+		}
+		f := strings.Split(row, "|")
+		if len(f) != len(turnMarks)+4 {
+			t.Errorf("%s: summary row %q; want %d columns", c.name, row, len(turnMarks)+2)
+			continue
+		}
+		// The column of the last mark (2 s): at least 30° the asked way.
+		last := strings.TrimSuffix(strings.TrimSpace(f[len(turnMarks)+1]), "°")
+		deg, err := strconv.ParseFloat(last, 64)
+		if err != nil || deg*c.sign < 30 {
+			t.Errorf("%s: turned %q in 2 s; want at least 30° the asked way", c.name, last)
+		}
+		runs := 0
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.HasPrefix(l, c.name+", asked at ") {
+				runs++
+				if !strings.HasSuffix(l, ", upright") {
+					t.Errorf("%s: %s", c.name, l)
+				}
+			}
+		}
+		if runs != 1 {
+			t.Errorf("%s: %d run lines; want 1", c.name, runs)
+		}
 	}
 }

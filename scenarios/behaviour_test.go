@@ -43,9 +43,10 @@ type teamProbe struct {
 	mu       sync.Mutex
 	start    time.Duration // the robot's tick time at PlayOn; ticks before it are not kept
 	started  bool
-	roles    map[int64]msg.Role // by game-clock cycle, which the robots share
-	gameAt   int64              // the game-clock cycle of the first tick after start
-	found    time.Duration      // time since start when it first saw the ball within 300 mm
+	roles    map[int64]msg.Role      // by game-clock cycle, which the robots share
+	ticks    map[int64]time.Duration // tick time by game-clock cycle
+	gameAt   int64                   // the game-clock cycle of the first tick after start
+	found    time.Duration           // time since start when it first saw the ball within 300 mm
 	hasFound bool
 	falls    int
 	fallen   bool
@@ -58,7 +59,9 @@ type teamProbe struct {
 	gs hal.GameState
 }
 
-func newTeamProbe() *teamProbe { return &teamProbe{roles: map[int64]msg.Role{}} }
+func newTeamProbe() *teamProbe {
+	return &teamProbe{roles: map[int64]msg.Role{}, ticks: map[int64]time.Duration{}}
+}
 
 func (p *teamProbe) Name() string { return "probe" }
 func (p *teamProbe) Wire(b *blackboard.Board) (err error) {
@@ -105,6 +108,7 @@ func (p *teamProbe) Tick(t hal.Tick) error {
 			p.gameAt = k
 		}
 		p.roles[k] = p.rs.Role
+		p.ticks[k] = t.Time
 	}
 	if p.bs.Fall != msg.Upright && !p.fallen {
 		p.falls++
@@ -116,6 +120,44 @@ func (p *teamProbe) Tick(t hal.Tick) error {
 		}
 	}
 	return nil
+}
+
+// checkClock fails unless the robots ticked every game-clock cycle in
+// [from, to) that they all ticked at the same tick time: the role epochs,
+// team messages and allocation's switches are on that clock.
+func (tr *teamRun) checkClock(t *testing.T, from, to int64) {
+	t.Helper()
+	bad, n := 0, 0
+	for k := from; k < to; k++ {
+		var first time.Duration
+		all, apart := true, false
+		for i, p := range tr.probes {
+			p.mu.Lock()
+			tk, ok := p.ticks[k]
+			p.mu.Unlock()
+			if !ok {
+				all = false
+				break
+			}
+			if i == 0 {
+				first = tk
+			} else if tk != first {
+				if bad < 3 {
+					t.Errorf("game-clock cycle %d: robot %d ticked at %v, robot 0 at %v", k, i, tk, first)
+				}
+				apart = true
+			}
+		}
+		if all {
+			n++
+		}
+		if apart {
+			bad++
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d cycles with the robots on different clocks", bad, n)
+	}
 }
 
 // teamRun is three robots of one team on the embedded simulator (or
@@ -441,6 +483,7 @@ func TestRoleAllocation(t *testing.T) {
 	if ticks < int(run/(10*time.Millisecond))*9/10 {
 		t.Fatalf("only %d ticks with all three robots", ticks)
 	}
+	tr.checkClock(t, from, to)
 	if bad > 0 {
 		t.Errorf("%d of %d ticks without exactly one striker, first at %v", bad, ticks, badAt)
 	}

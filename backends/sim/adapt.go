@@ -86,13 +86,29 @@ func (a *Adapter) Reset() {
 	a.vision.Fresh = false
 }
 
-// noiseEpoch sets the server time (s) from which the added vision noise is
-// drawn frame by frame (NaN: none); see Backend.SetNoiseEpoch.
+// noiseEpoch sets the time (s) from which the added vision noise is drawn
+// frame by frame (NaN: none), on the clock of the frames' times: the
+// server's with Update, the backend's tick time with updateVision; see
+// Backend.SetNoiseEpoch.
 func (a *Adapter) noiseEpoch(t float64) { a.vis.epoch = t }
 
-// Update absorbs one perceptor message.
+// Update absorbs one perceptor message. The added vision noise (from the
+// epoch on, see noiseEpoch) is drawn on the server's clock.
 func (a *Adapter) Update(p *simspark.Perception) {
-	var hasGYR, hasACC, hasSee, hasHJ, hasTime bool
+	if hasSee, hasTime := a.update(p); hasSee {
+		now := math.NaN()
+		if hasTime {
+			now = p.Time
+		}
+		a.updateVision(p, now)
+	}
+}
+
+// update absorbs all of one perceptor message but its See block, and says
+// whether it has one and a server time. Without a See block the vision is
+// not fresh.
+func (a *Adapter) update(p *simspark.Perception) (hasSee, hasTime bool) {
+	var hasGYR, hasACC, hasHJ bool
 	for _, it := range p.Order {
 		switch it.Kind {
 		case simspark.KindTime:
@@ -142,11 +158,17 @@ func (a *Adapter) Update(p *simspark.Perception) {
 	a.updateFSR(p)
 	if !hasSee {
 		a.vision.Fresh, a.vision.N = false, 0
-		return
 	}
+	return hasSee, hasTime
+}
+
+// updateVision absorbs one perceptor message's See block, with the added
+// noise drawn for a frame at time now (s) on the epoch's clock (NaN: not
+// reseeded).
+func (a *Adapter) updateVision(p *simspark.Perception, now float64) {
 	a.updateCamera(p)
-	if hasTime {
-		a.vis.reseed(p.Time)
+	if !math.IsNaN(now) {
+		a.vis.reseed(now)
 	}
 	a.vis.adapt(p, &a.cam, &a.vision, &a.sonar)
 	st := a.truth.ServerTime
@@ -240,6 +262,10 @@ func (a *Adapter) measureCycle(t float64) {
 // or the nominal period before two messages with a sim time below
 // coarseClock have arrived since Reset.
 func (a *Adapter) Cycle() float64 { return a.dt }
+
+// ServerTime returns the last sim time (s), however coarse, and whether
+// one arrived since Reset.
+func (a *Adapter) ServerTime() (float64, bool) { return a.simTime, a.times > 0 }
 
 // SimTime returns the last sim time (s) and whether one arrived since
 // Reset that is fine enough to count cycles by (below coarseClock).

@@ -118,11 +118,16 @@ type Backend struct {
 	everLive bool
 	replyDue bool // a message awaits its reply
 
-	base   *TimeBase // shared with the other robots on the server, or nil
-	epoch  func() (time.Duration, bool)
-	seq    uint64
-	offset time.Duration // connected: tick time = sim time + offset
-	pace   *pacing.Pacer // the link's state and the ticks' wall-time pacing
+	base *TimeBase // shared with the other robots on the server, or nil
+	// lastSim is the server time of the connection's last message, and
+	// anchored says that its tick time follows the base's stamps (see
+	// TimeBase.align); both start over with each connection.
+	lastSim  time.Duration
+	anchored bool
+	epoch    func() (time.Duration, bool)
+	seq      uint64
+	offset   time.Duration // connected: tick time = sim time + offset
+	pace     *pacing.Pacer // the link's state and the ticks' wall-time pacing
 
 	errors, reconnects atomic.Uint64
 	logAt              time.Duration // tick time of the next allowed malformed-message log
@@ -195,10 +200,91 @@ func New(cfg Config, log *slog.Logger) (*Backend, error) {
 // unless that would take its own clock backwards (then it keeps its own:
 // a server that restarted at 0 sets a new offset that way). Safe for
 // concurrent use; its zero value is ready.
+//
+// The fork's clock is a float32 that adds the 10 ms step every cycle,
+// sent with two decimals: beyond 4096 s (where a sync-mode server's clock
+// is minutes after its start) it reads the same time twice about every
+// 43rd cycle, and each robot then goes on one cycle (Backend), so a
+// robot's offset depends on how many of those it saw. A robot that joins
+// later therefore takes its clock from the stamps of the robots already
+// there (align): the tick time they gave the first message that read
+// each recent server time.
 type TimeBase struct {
 	mu  sync.Mutex
 	set bool
 	off time.Duration
+
+	stamps [stampRing]stamp
+	next   int // where the next stamp goes
+	n      int // stamps held
+	// latest is the latest message an anchored robot ticked (a time read
+	// again included), if any.
+	latest     stamp
+	haveLatest bool
+}
+
+// stamp is the tick time of the first message that read a server time.
+type stamp struct{ sim, tick time.Duration }
+
+// stampRing is how many server times TimeBase remembers: 2.5 s of cycles.
+const stampRing = 256
+
+// find returns the stamp of server time sim; callers hold mu.
+func (tb *TimeBase) find(sim time.Duration) (stamp, bool) {
+	for i := range tb.n {
+		if tb.stamps[i].sim == sim {
+			return tb.stamps[i], true
+		}
+	}
+	return stamp{}, false
+}
+
+// align returns the tick time of a message that read server time sim,
+// which the robot would tick at t, after last, on the clock of the robots
+// already on the server, and whether the robot is anchored to it.
+// firstRead says that the robot's previous message on this connection
+// read an earlier time, so that this message is the first to read sim (a
+// connection's first message may be the second one that read it).
+//
+// An anchored robot keeps its clock and stamps the times it reads first
+// that have no stamp yet. A robot that is not anchored (it joined while
+// others ticked) follows the latest stamp, cycle by cycle, until it reads
+// first a time that has a stamp: it takes that stamp's tick time and is
+// anchored. A robot that finds no stamp near its time (the first robot,
+// or the first after the server restarted) sets the clock: it is
+// anchored. Every robot takes the stamp of a time it reads first. A tick
+// time that would not come after last is not taken.
+func (tb *TimeBase) align(sim, t, last, cycle time.Duration, firstRead, anchored bool) (time.Duration, bool) {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	at, found := tb.find(sim)
+	near := tb.haveLatest && (sim-tb.latest.sim).Abs() <= maxSimStep
+	a := t
+	switch {
+	case found && (firstRead || !anchored):
+		a = at.tick
+		anchored = anchored || firstRead
+	case found || anchored:
+	case near && cycle > 0:
+		a = tb.latest.tick + time.Duration(math.Round(float64(sim-tb.latest.sim)/float64(cycle)))*cycle
+	default:
+		anchored = true
+	}
+	if a <= last {
+		a = t
+	}
+	if !anchored {
+		return a, false
+	}
+	if !found && (firstRead || !near) {
+		tb.stamps[tb.next] = stamp{sim: sim, tick: a}
+		tb.next = (tb.next + 1) % stampRing
+		tb.n = min(tb.n+1, stampRing)
+	}
+	if !tb.haveLatest || a > tb.latest.tick || !near {
+		tb.latest, tb.haveLatest = stamp{sim: sim, tick: a}, true
+	}
+	return a, true
 }
 
 // offset returns the offset for a robot whose server time is sim, whose
@@ -484,13 +570,7 @@ func (b *Backend) connectedTick() hal.Tick {
 	if b.pace.Recover() {
 		b.log.Debug("the simulator is back", "addr", b.addr)
 	}
-	b.a.noiseEpoch(math.NaN())
-	if b.epoch != nil && !first {
-		if ep, ok := b.epoch(); ok {
-			b.a.noiseEpoch((ep - b.offset).Seconds())
-		}
-	}
-	b.a.Update(&b.p)
+	hasSee, _ := b.a.update(&b.p)
 	b.replyDue = true
 	defer b.renderCameras()
 	cycle := time.Duration(math.Round(b.a.Cycle() * float64(time.Second)))
@@ -522,6 +602,36 @@ func (b *Backend) connectedTick() hal.Tick {
 			b.offset = t - sim
 		}
 		t = sim + b.offset
+	}
+	if st, ok := b.a.ServerTime(); ok && b.base != nil {
+		// The other robots' clock, as they stamped it (TimeBase), also
+		// where the server's clock is too coarse to count cycles by
+		// (then tick time goes on one cycle a message).
+		sim := time.Duration(math.Round(st * float64(time.Second)))
+		if first {
+			b.anchored = false
+		}
+		firstRead := !first && sim > b.lastSim
+		var a time.Duration
+		a, b.anchored = b.base.align(sim, t, last, cycle, firstRead, b.anchored)
+		b.offset += a - t
+		t = a
+		b.lastSim = sim
+	}
+	if hasSee {
+		// The added vision noise is drawn on tick time, which the robots
+		// share on every server, from the epoch on (SetNoiseEpoch).
+		now := math.NaN()
+		if b.epoch != nil && !first {
+			if ep, ok := b.epoch(); ok {
+				b.a.noiseEpoch(ep.Seconds())
+				now = t.Seconds()
+			}
+		}
+		if math.IsNaN(now) {
+			b.a.noiseEpoch(math.NaN())
+		}
+		b.a.updateVision(&b.p, now)
 	}
 	b.seq++
 	now := b.pace.Now()

@@ -818,3 +818,176 @@ func TestStepOfAFloat32Clock(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinAfterRepeatedClock: the fork's float32 clock beyond 4096 s reads
+// the same time twice now and then, and every robot goes on one cycle
+// there. A robot that joins after such repeats ticks every message at the
+// tick time of the robots already on the server, whichever of them
+// handles a cycle first; without the base's stamps it would lag one cycle
+// per repeat it did not see.
+func TestJoinAfterRepeatedClock(t *testing.T) {
+	// At 5000 s the clock still counts cycles (tick time follows it); at
+	// 12000 s it is too coarse to (tick time goes on a cycle a message).
+	for _, start := range []float32{5000, 12000} {
+		t.Run(fmt.Sprintf("clock at %v s", start), func(t *testing.T) { testJoinAfterRepeatedClock(t, start) })
+	}
+}
+
+func testJoinAfterRepeatedClock(t *testing.T, start float32) {
+	var msgs [][]byte
+	for range 8 {
+		msgs = append(msgs, connectMessages(t)...)
+	}
+	timed, steps := float32Clock(t, msgs, start)
+	// join: the message on which the second robot connects, after at
+	// least two repeats, and the next repeat's index.
+	var repeats []int
+	for i, s := range steps {
+		if s == "0.00" {
+			repeats = append(repeats, i+1)
+		}
+	}
+	if len(repeats) < 4 {
+		t.Fatalf("the clock repeats at %v: fewer than 4, not the case under test", repeats)
+	}
+	for _, tc := range []struct {
+		name      string
+		join      int
+		joinerFst bool // the joiner handles each cycle first
+	}{
+		{"after two repeats, joiner second", repeats[1] + 5, false},
+		{"after two repeats, joiner first", repeats[1] + 5, true},
+		{"on a repeat, joiner first", repeats[2], true},
+		{"on a repeat, joiner second", repeats[2], false},
+		{"just before a repeat, joiner first", repeats[2] - 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer leaktest.Check(t)()
+			var tb TimeBase
+			join := func(from int) (*stepper, func()) {
+				srv := newFakeServer(t, "127.0.0.1:0", timed[from:], 0).start()
+				b, err := New(testConfig(srv.ln.Addr().(*net.TCPAddr).Port, true), nil)
+				if err != nil {
+					srv.kill()
+					t.Fatal(err)
+				}
+				b.ShareTime(&tb)
+				return &stepper{t: t, b: b}, func() { b.Close(); srv.kill() }
+			}
+			a, stopA := join(0)
+			defer stopA()
+			ticksA := []time.Duration{a.until("Connected", 10*time.Second, connected).Time}
+			for len(ticksA) < tc.join {
+				ticksA = append(ticksA, a.step().Time)
+			}
+			b, stopB := join(tc.join)
+			defer stopB()
+			// The joiner's first message arrives while the first robot
+			// waits for its next one: handle them in the case's order.
+			var ticksB []time.Duration
+			stepA := func() { ticksA = append(ticksA, a.step().Time) }
+			stepB := func() {
+				if len(ticksB) == 0 {
+					ticksB = append(ticksB, b.until("Connected", 10*time.Second, connected).Time)
+					return
+				}
+				ticksB = append(ticksB, b.step().Time)
+			}
+			for len(ticksA) < len(timed)-2 {
+				if tc.joinerFst {
+					stepB()
+					stepA()
+				} else {
+					stepA()
+					stepB()
+				}
+			}
+			bad := 0
+			for i, tk := range ticksB {
+				m := tc.join + i
+				if m >= len(ticksA) {
+					break
+				}
+				if tk != ticksA[m] && i > 0 {
+					if bad < 5 {
+						t.Errorf("message %d: the joiner ticked %v, the first robot %v", m, tk, ticksA[m])
+					}
+					bad++
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d messages on another clock", bad, len(ticksB)-1)
+			}
+			for i := 1; i < len(ticksA); i++ {
+				if d := ticksA[i] - ticksA[i-1]; d != 10*time.Millisecond {
+					t.Fatalf("the first robot's message %d stepped %v: want one cycle", i, d)
+				}
+			}
+		})
+	}
+}
+
+// TestNoiseEpochOnTickTime: with the same seed and epoch (a time after
+// each robot's first tick), two robots draw the same vision noise frame
+// by frame whether their server's clock counts cycles (100 s) or is a
+// float32 too coarse to (12000 s, reading some times twice): the noise is
+// drawn on tick time, which goes on one cycle a message on both.
+func TestNoiseEpochOnTickTime(t *testing.T) {
+	var msgs [][]byte
+	for range 4 {
+		msgs = append(msgs, connectMessages(t)...)
+	}
+	coarse, steps := float32Clock(t, msgs, 12000)
+	if !slices.Contains(steps, "0.00") {
+		t.Fatalf("the coarse clock's steps %v never repeat: not the case under test", steps)
+	}
+	run := func(timed [][]byte) []hal.Vision {
+		defer leaktest.Check(t)()
+		srv := newFakeServer(t, "127.0.0.1:0", timed, 0).start()
+		defer srv.kill()
+		cfg := testConfig(srv.ln.Addr().(*net.TCPAddr).Port, true)
+		cfg.Vision.NoiseDistance, cfg.Vision.NoiseAngleDeg, cfg.Vision.Seed = 0.05, 2, 11
+		b, err := New(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close()
+		var epoch time.Duration
+		b.SetNoiseEpoch(func() (time.Duration, bool) { return epoch, epoch != 0 })
+		s := &stepper{t: t, b: b}
+		first := s.until("Connected", 10*time.Second, connected)
+		epoch = first.Time + 200*time.Millisecond
+		var out []hal.Vision
+		for range len(timed) - 2 {
+			tk := s.step()
+			var v hal.Vision
+			b.ReadVision(&v)
+			if tk.Time >= epoch && v.Fresh {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	fine := run(retimed(t, msgs, 100))
+	got := run(coarse)
+	if len(fine) < 20 {
+		t.Fatalf("only %d frames after the epoch", len(fine))
+	}
+	if len(got) != len(fine) {
+		t.Fatalf("%d frames after the epoch on the coarse clock, %d on the fine one", len(got), len(fine))
+	}
+	for i := range fine {
+		if got[i].N != fine[i].N {
+			t.Fatalf("frame %d: %d observations on the coarse clock, %d on the fine one", i, got[i].N, fine[i].N)
+		}
+		// The noise is centimetres and degrees; the measured cycle (the
+		// angle filter's step) differs between the clocks in the last
+		// bits.
+		for j := range fine[i].N {
+			g, f := got[i].Obs[j], fine[i].Obs[j]
+			if g.Kind != f.Kind || math.Abs(float64(g.Distance-f.Distance)) > 1e-9 || math.Abs(float64(g.Bearing-f.Bearing)) > 1e-9 {
+				t.Errorf("frame %d, observation %d: %+v on the coarse clock, %+v on the fine one", i, j, g, f)
+			}
+		}
+	}
+}

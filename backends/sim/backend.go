@@ -229,11 +229,13 @@ type stamp struct{ sim, tick time.Duration }
 // stampRing is how many server times TimeBase remembers: 2.5 s of cycles.
 const stampRing = 256
 
-// find returns the stamp of server time sim; callers hold mu.
+// find returns the stamp of server time sim, looking from the newest
+// (robots ask for recent times); callers hold mu.
 func (tb *TimeBase) find(sim time.Duration) (stamp, bool) {
 	for i := range tb.n {
-		if tb.stamps[i].sim == sim {
-			return tb.stamps[i], true
+		s := tb.stamps[(tb.next-1-i+stampRing)%stampRing]
+		if s.sim == sim {
+			return s, true
 		}
 	}
 	return stamp{}, false

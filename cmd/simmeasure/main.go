@@ -392,6 +392,25 @@ func (ss *session) wait(ctx context.Context, d time.Duration) error {
 
 func (ss *session) close() error { return ss.w.Close() }
 
+// runOnce runs one scripted robot beamed to beam until simulation time
+// until, closes its world, writes its trace as name, and returns its
+// samples from from on and the closed session.
+func (o *options) runOnce(ctx context.Context, name string, beam sim.Beam, request func(time.Duration, *sample) msg.MotionRequest, until, from time.Duration) ([]sample, *session, error) {
+	ss, err := o.start(ctx, beam, request)
+	if err != nil {
+		return nil, nil, err
+	}
+	err = ss.wait(ctx, until)
+	data := ss.s.since(from)
+	if cerr := ss.close(); err == nil {
+		err = cerr
+	}
+	if terr := o.writeTrace(name, ss); err == nil {
+		err = terr
+	}
+	return data, ss, err
+}
+
 // writeTrace writes a run's samples as CSV into o.trace, if set.
 func (o *options) writeTrace(name string, ss *session) error {
 	if o.trace == "" {
@@ -523,23 +542,12 @@ func walkSideTurn(ctx context.Context, o *options) error {
 		{"turn left", msg.WalkRequest{Turn: cfg.MaxTurn}}, {"turn right", msg.WalkRequest{Turn: -cfg.MaxTurn}}} {
 		falls := 0
 		for range o.runs {
-			ss, err := o.start(ctx, sim.Beam{X: -2, Y: 0, Deg: 0}, func(t time.Duration, _ *sample) msg.MotionRequest {
+			data, _, err := o.runOnce(ctx, tc.name, sim.Beam{X: -2, Y: 0, Deg: 0}, func(t time.Duration, _ *sample) msg.MotionRequest {
 				if t < settle || t >= settle+walkFor {
 					return msg.MotionRequest{Kind: msg.MotionStand}
 				}
 				return msg.MotionRequest{Kind: msg.MotionWalk, Walk: tc.req}
-			})
-			if err != nil {
-				return err
-			}
-			err = ss.wait(ctx, settle+walkFor+2*time.Second)
-			data := ss.s.since(settle)
-			if cerr := ss.close(); err == nil {
-				err = cerr
-			}
-			if terr := o.writeTrace(tc.name, ss); err == nil {
-				err = terr
-			}
+			}, settle+walkFor+2*time.Second, settle)
 			if err != nil {
 				return err
 			}
@@ -642,7 +650,7 @@ func turnOnset(ctx context.Context, o *options) error {
 		sums[ci] = make([]float64, len(turnMarks))
 		for run := range o.runs {
 			ask := settle + turnWalkFor + time.Duration(run%turnPhases)*turnPhase
-			ss, err := o.start(ctx, sim.Beam{X: -3, Y: 0, Deg: 0}, func(t time.Duration, _ *sample) msg.MotionRequest {
+			data, ss, err := o.runOnce(ctx, tc.name, sim.Beam{X: -3, Y: 0, Deg: 0}, func(t time.Duration, _ *sample) msg.MotionRequest {
 				switch {
 				case t < settle || t >= ask+turnFor:
 					return msg.MotionRequest{Kind: msg.MotionStand}
@@ -650,18 +658,7 @@ func turnOnset(ctx context.Context, o *options) error {
 					return msg.MotionRequest{Kind: msg.MotionWalk, Walk: msg.WalkRequest{Forward: turnForward}}
 				}
 				return msg.MotionRequest{Kind: msg.MotionWalk, Walk: tc.req}
-			})
-			if err != nil {
-				return err
-			}
-			err = ss.wait(ctx, ask+turnFor+500*time.Millisecond)
-			data := ss.s.since(ask)
-			if cerr := ss.close(); err == nil {
-				err = cerr
-			}
-			if terr := o.writeTrace(tc.name, ss); err == nil {
-				err = terr
-			}
+			}, ask+turnFor+500*time.Millisecond, ask)
 			if err != nil {
 				return err
 			}

@@ -126,7 +126,7 @@ type Backend struct {
 	anchored bool
 	epoch    func() (time.Duration, bool)
 	seq      uint64
-	offset   time.Duration // connected: tick time = sim time + offset
+	offset   time.Duration // connected, with a clock fine enough to count cycles by: tick time = sim time + offset
 	pace     *pacing.Pacer // the link's state and the ticks' wall-time pacing
 
 	errors, reconnects atomic.Uint64
@@ -319,8 +319,8 @@ func (tb *TimeBase) Fix(off time.Duration) {
 
 // SetNoiseEpoch makes the noise the backend adds to the server's
 // observations (VisionConfig.NoiseDistance, NoiseAngleDeg) a function of
-// its seed and each frame's time since the epoch, from the epoch on: the
-// tick time that epoch returns once it knows it (ok). Two runs whose
+// its seed and each frame's tick time since the epoch, from the epoch on:
+// the tick time that epoch returns once it knows it (ok). Two runs whose
 // robots share a seed and an epoch then draw the same noise at the same
 // moments of play on any server (common random numbers), however many
 // frames came before. Call it before Start; epoch runs in the robot's
@@ -623,16 +623,13 @@ func (b *Backend) connectedTick() hal.Tick {
 	if hasSee {
 		// The added vision noise is drawn on tick time, which the robots
 		// share on every server, from the epoch on (SetNoiseEpoch).
-		now := math.NaN()
+		ep, now := math.NaN(), math.NaN()
 		if b.epoch != nil && !first {
-			if ep, ok := b.epoch(); ok {
-				b.a.noiseEpoch(ep.Seconds())
-				now = t.Seconds()
+			if e, ok := b.epoch(); ok {
+				ep, now = e.Seconds(), t.Seconds()
 			}
 		}
-		if math.IsNaN(now) {
-			b.a.noiseEpoch(math.NaN())
-		}
+		b.a.noiseEpoch(ep)
 		b.a.updateVision(&b.p, now)
 	}
 	b.seq++
